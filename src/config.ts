@@ -1,0 +1,88 @@
+import * as v from 'valibot';
+
+const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(0), v.maxValue(65535));
+const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
+const url = (schemes: string[]) =>
+  v.pipe(
+    v.string(),
+    v.check((s) => {
+      try {
+        return schemes.includes(new URL(s).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL starting with ${schemes.join(' or ')}//`),
+  );
+const byteSize = v.pipe(
+  v.string(),
+  v.regex(/^\d+(kb|mb|b)?$/i, 'must be a size like 1048576, 512kb or 1mb'),
+  v.transform((s) => {
+    const n = Number.parseInt(s, 10);
+    const unit = s.toLowerCase().replace(/^\d+/, '');
+    return unit === 'mb' ? n * 1024 * 1024 : unit === 'kb' ? n * 1024 : n;
+  }),
+  v.minValue(1024, 'must be at least 1kb'),
+);
+
+const EnvSchema = v.object({
+  PORT: v.optional(port, '3000'),
+  HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '0.0.0.0'),
+  DATABASE_URL: v.optional(url(['postgres:', 'postgresql:'])),
+  REDIS_URL: v.optional(url(['redis:', 'rediss:'])),
+  MANAGE_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  BODY_LIMIT: v.optional(byteSize, '1mb'),
+  SESSION_IDLE_SECONDS: v.optional(positiveInt, '600'),
+  PRESENCE_WINDOW_SECONDS: v.optional(positiveInt, '30'),
+  WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
+  WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
+  WS_IDLE_TIMEOUT_SECONDS: v.optional(positiveInt, '120'),
+  WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  manageToken: string | undefined;
+  dataDir: string;
+  logLevel: string;
+  bodyLimit: number;
+  sessionIdleSeconds: number;
+  presenceWindowSeconds: number;
+  wsMaxSubscriptions: number;
+  wsMaxBackpressure: number;
+  wsIdleTimeoutSeconds: number;
+  webhookFailureLimit: number;
+};
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = v.safeParse(EnvSchema, present);
+  if (!parsed.success) {
+    const problems = parsed.issues.map((issue) => `${v.getDotPath(issue) ?? 'environment'} ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.output;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    manageToken: e.MANAGE_TOKEN,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    bodyLimit: e.BODY_LIMIT,
+    sessionIdleSeconds: e.SESSION_IDLE_SECONDS,
+    presenceWindowSeconds: e.PRESENCE_WINDOW_SECONDS,
+    wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
+    wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
+    wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
+    webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
+  };
+}

@@ -1,0 +1,28 @@
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { AppDirectory } from './apps/directory.js';
+import type { Config } from './config.js';
+import type { Database, Db } from './db/client.js';
+import type { PublishHooks } from './events/publish-hooks.js';
+import type { RouteDef } from './http/route.js';
+import type { Logger } from './logger.js';
+import type { Bus } from './realtime/bus.js';
+import type { UserService } from './users/service.js';
+
+/** What every area is built from. main.ts makes one and hands it to each area in turn. */
+export interface Core {
+  config: Config;
+  log: Logger;
+  database: Database;
+  db: Db;
+  bus: Bus;
+  apps: AppDirectory;
+  users: UserService;
+  hooks: PublishHooks;
+}
+
+/** An area (chat, comments, ...) contributes routes and may hook into the uWS app and shutdown. */
+export interface Area {
+  routes: RouteDef[];
+  attach?(app: TemplatedApp): void;
+  close?(): Promise<void>;
+}

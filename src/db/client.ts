@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+
+/** The one database type every store uses: node-postgres and PGlite both satisfy it. */
+export type Db = PgDatabase<PgQueryResultHKT>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Anything a query can run on: the database or an open transaction. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'embedded';
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+/** Any constant works: it only has to be the same on every node migrating the same database. */
+const MIGRATION_LOCK = 7_274_001;
+
+/** Rows of a raw SQL statement, the same on both drivers. */
+export async function rows<T>(q: Queryable, statement: SQL): Promise<T[]> {
+  const result = (await q.execute(statement)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export async function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; log: Logger }): Promise<Database> {
+  return options.databaseUrl === undefined ? openEmbedded(options.dataDir, options.log) : openPostgres(options.databaseUrl, options.log);
+}
+
+async function openPostgres(url: string, log: Logger): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 16 });
+  pool.on('error', (err) => log.error({ err }, 'idle postgres client failed'));
+  const db = drizzlePg(pool) as unknown as Db;
+  // Several nodes may start together: one migrates at a time.
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS });
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    client.release();
+  }
+  log.info('postgres ready, migrations applied');
+  return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
+}
+
+async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true });
+  const client = new PGlite(dataDir);
+  const db = drizzlePglite(client);
+  await migratePglite(db, { migrationsFolder: MIGRATIONS });
+  log.info({ dataDir }, 'embedded database ready, migrations applied');
+  return { db: db as unknown as Db, kind: 'embedded', ping: () => ping(db as unknown as Db), close: () => client.close() };
+}
+
+async function ping(db: Db): Promise<boolean> {
+  try {
+    await db.execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * What the webhooks area sees of every published chat event and comment. Areas call
+ * `beforePublish` before storing (a prepublish hook may refuse by throwing an ApiError) and
+ * `afterPublish` once the event is committed; both are cheap when an app has no hooks.
+ */
+export interface PublishedEvent {
+  appId: string;
+  /** Webhook event name: chatspeech, chatreply, commentpublished, ... */
+  eventType: string;
+  /** Custom tags of the room or conversation, for requiredCustomTags. */
+  containerTags: string[];
+  /** `chat` or `comment`, for a webhook's `entities` filter. */
+  entity: string;
+  /** The room or conversation id. */
+  containerId: string;
+  /** The object as REST returns it (chat.event, comment.comment). */
+  payload: unknown;
+}
+
+export interface PublishHook {
+  beforePublish(event: PublishedEvent): Promise<void>;
+  afterPublish(event: PublishedEvent): void;
+}
+
+export class PublishHooks implements PublishHook {
+  private readonly hooks: PublishHook[] = [];
+
+  add(hook: PublishHook): void {
+    this.hooks.push(hook);
+  }
+
+  async beforePublish(event: PublishedEvent): Promise<void> {
+    for (const hook of this.hooks) await hook.beforePublish(event);
+  }
+
+  afterPublish(event: PublishedEvent): void {
+    for (const hook of this.hooks) hook.afterPublish(event);
+  }
+}

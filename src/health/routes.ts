@@ -1,0 +1,21 @@
+import type { Core } from '../core.js';
+import { ApiError } from '../http/errors.js';
+import { ok, route, type RouteDef } from '../http/route.js';
+
+export function healthRoutes(core: Core): RouteDef[] {
+  return [
+    route({ method: 'GET', path: 'healthz', scope: 'public', handler: () => ok({ kind: 'health', alive: true }) }),
+    route({
+      method: 'GET',
+      path: 'readyz',
+      scope: 'public',
+      handler: async () => {
+        const database = await core.database.ping();
+        const bus = core.bus.isConnected();
+        const data = { kind: 'readiness', database, bus, buskind: core.bus.kind, databasekind: core.database.kind };
+        if (!database || !bus) throw new ApiError(503, `Not ready: ${!database ? 'database unreachable' : 'bus disconnected'}.`, {}, data);
+        return ok(data);
+      },
+    }),
+  ];
+}

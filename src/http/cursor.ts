@@ -1,0 +1,32 @@
+import { badRequest } from './errors.js';
+
+/** Opaque cursors: any JSON value, base64url-encoded. */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor<T>(cursor: string, check: (value: unknown) => value is T): T {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (check(value)) return value;
+  } catch {
+    // falls through to the 400 below
+  }
+  throw badRequest('The cursor is not valid.', { cursor: 'is not a cursor this endpoint returned' });
+}
+
+/** The list payload every list endpoint returns (api-v3.md, List payloads). */
+export function listPayload<K extends string>(kind: string, itemsKey: K, items: unknown[], nextCursor: string, extra: Record<string, unknown> = {}) {
+  return { kind, ...extra, cursor: nextCursor, more: nextCursor !== '', itemcount: items.length, [itemsKey]: items };
+}
+
+/**
+ * Splits rows fetched with `limit + 1` into the page and the next cursor: the extra row only
+ * tells that more exist, and the cursor is the key of the page's last row.
+ */
+export function pageOf<T>(rows: T[], limit: number, key: (row: T) => unknown): { items: T[]; next: string } {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  const last = items.at(-1);
+  return { items, next: more && last !== undefined ? encodeCursor(key(last)) : '' };
+}

@@ -1,0 +1,80 @@
+import type { Method, RouteDef } from './route.js';
+
+interface Node {
+  fixed: Map<string, Node>;
+  param: { name: string; node: Node } | undefined;
+  routes: Map<Method, RouteDef>;
+}
+
+const newNode = (): Node => ({ fixed: new Map(), param: undefined, routes: new Map() });
+
+export type Match =
+  | { kind: 'found'; route: RouteDef; params: Record<string, string> }
+  | { kind: 'wrong-method'; allowed: Method[] }
+  | { kind: 'none' };
+
+/** A segment trie: fixed segments win over parameters; trailing and doubled slashes are ignored. */
+export class Router {
+  private readonly root = newNode();
+
+  add(fullPath: string, route: RouteDef): void {
+    let node = this.root;
+    for (const segment of split(fullPath)) {
+      if (segment.startsWith(':')) {
+        const name = segment.slice(1);
+        if (node.param === undefined) node.param = { name, node: newNode() };
+        else if (node.param.name !== name) throw new Error(`Parameter :${name} clashes with :${node.param.name} at ${fullPath}`);
+        node = node.param.node;
+      } else {
+        let next = node.fixed.get(segment);
+        if (next === undefined) {
+          next = newNode();
+          node.fixed.set(segment, next);
+        }
+        node = next;
+      }
+    }
+    if (node.routes.has(route.method)) throw new Error(`Duplicate route ${route.method} ${fullPath}`);
+    node.routes.set(route.method, route);
+  }
+
+  match(method: Method, path: string): Match {
+    const segments = split(path);
+    const params: Record<string, string> = {};
+    const node = walk(this.root, segments, 0, params);
+    if (node === undefined) return { kind: 'none' };
+    const route = node.routes.get(method);
+    if (route !== undefined) return { kind: 'found', route, params };
+    return { kind: 'wrong-method', allowed: [...node.routes.keys()] };
+  }
+}
+
+function walk(node: Node, segments: string[], index: number, params: Record<string, string>): Node | undefined {
+  if (index === segments.length) return node.routes.size > 0 ? node : undefined;
+  const segment = segments[index] as string;
+  const fixed = node.fixed.get(segment);
+  if (fixed !== undefined) {
+    const found = walk(fixed, segments, index + 1, params);
+    if (found !== undefined) return found;
+  }
+  if (node.param !== undefined) {
+    const found = walk(node.param.node, segments, index + 1, params);
+    if (found !== undefined) {
+      params[node.param.name] = decodeSegment(segment);
+      return found;
+    }
+  }
+  return undefined;
+}
+
+function split(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

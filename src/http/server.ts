@@ -1,0 +1,173 @@
+import { timingSafeEqual } from 'node:crypto';
+import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
+import type { AppDirectory } from '../apps/directory.js';
+import type { Logger } from '../logger.js';
+import { NOT_AUTHORIZED, verifyUserToken } from './auth.js';
+import { readBody, type BodyResult } from './body.js';
+import { envelope } from './envelope.js';
+import { ApiError } from './errors.js';
+import { foldKeys, parseQuery } from './normalize.js';
+import type { Actor, Method, RequestContext, RouteDef } from './route.js';
+import { Router } from './router.js';
+import { statusLine } from './status.js';
+import { validate } from './validation.js';
+
+const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
+const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
+const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
+
+export interface HttpDeps {
+  log: Logger;
+  apps: AppDirectory;
+  bodyLimit: number;
+  manageToken: string;
+  routes: RouteDef[];
+}
+
+/** What uWS gives synchronously: it must be copied before the handler returns. */
+interface Incoming {
+  method: string;
+  url: string;
+  query: string;
+  apiToken: string;
+  manageToken: string;
+  authorization: string;
+  requestId: string;
+  hasBody: boolean;
+}
+
+interface State {
+  aborted: boolean;
+  started: number;
+}
+
+let requestCounter = 0;
+const requestPrefix = Date.now().toString(36);
+
+export function createHttpApp(deps: HttpDeps): TemplatedApp {
+  const router = new Router();
+  for (const r of deps.routes) {
+    const scope = r.scope ?? 'app';
+    const prefix = scope === 'app' ? '/api/v3/:appid/' : scope === 'manage' ? '/api/v3/manage/' : '/';
+    router.add(prefix + r.path, r);
+  }
+  const manageToken = Buffer.from(deps.manageToken);
+  const app = App();
+
+  app.options('/*', (res) => {
+    res.cork(() => {
+      res
+        .writeStatus(statusLine(204))
+        .writeHeader('access-control-allow-origin', '*')
+        .writeHeader('access-control-allow-methods', CORS_METHODS)
+        .writeHeader('access-control-allow-headers', CORS_HEADERS)
+        .writeHeader('access-control-max-age', '86400')
+        .end();
+    });
+  });
+
+  app.any('/*', (res, req) => {
+    const incoming = readIncoming(req);
+    const state: State = { aborted: false, started: performance.now() };
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+    const respond = (status: number, body: string, extra?: [string, string]) => {
+      send(res, state, status, body, incoming.requestId, extra);
+      deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
+    };
+    const fail = (err: unknown) => {
+      if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors));
+      deps.log.error({ reqId: incoming.requestId, err }, 'request failed');
+      respond(500, envelope(500, 'Internal server error.', null));
+    };
+
+    const method = incoming.method;
+    const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
+    if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${method} ${incoming.url}.`, null));
+    if (match.kind === 'wrong-method') {
+      return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), ['allow', match.allowed.join(', ')]);
+    }
+    const run = (body: BodyResult | undefined) => {
+      if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
+      handle(deps, manageToken, match.route, match.params, incoming, body?.text ?? '').then(
+        (reply) => respond(reply.status ?? 200, reply.status === 204 ? '' : envelope(reply.status ?? 200, reply.message ?? '', reply.data)),
+        fail,
+      );
+    };
+    if (!incoming.hasBody) return run(undefined);
+    readBody(res, deps.bodyLimit, run);
+  });
+
+  return app;
+}
+
+function readIncoming(req: HttpRequest): Incoming {
+  const length = req.getHeader('content-length');
+  const url = req.getUrl();
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    url,
+    query: req.getQuery() ?? '',
+    apiToken: req.getHeader('x-api-token'),
+    manageToken: req.getHeader('x-manage-token'),
+    authorization: req.getHeader('authorization'),
+    requestId: req.getHeader('x-request-id') || `${requestPrefix}-${(++requestCounter).toString(36)}`,
+    hasBody: (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '',
+  };
+}
+
+async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, bodyText: string): Promise<{ data: unknown; message?: string; status?: number }> {
+  const scope = route.scope ?? 'app';
+  let app = undefined as unknown as RequestContext['app'];
+  let actor: Actor | null = null;
+  if (scope === 'manage') {
+    const given = Buffer.from(incoming.manageToken);
+    if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
+  } else if (scope === 'app') {
+    const appId = params['appid'] as string;
+    const found = incoming.apiToken === '' ? undefined : await deps.apps.authenticate(appId, incoming.apiToken);
+    if (found === undefined) throw new ApiError(403, NOT_AUTHORIZED);
+    app = found;
+    if (incoming.authorization !== '') actor = await verifyUserToken(found, incoming.authorization);
+  }
+  const body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
+  const query = route.query === undefined ? undefined : validate(route.query, parseQuery(incoming.query), 'query');
+  let log: RequestContext['log'] | undefined;
+  const ctx: RequestContext = {
+    requestId: incoming.requestId,
+    get log() {
+      return (log ??= deps.log.child({ reqId: incoming.requestId }));
+    },
+    params,
+    body,
+    query,
+    app,
+    actor,
+  };
+  return route.handler(ctx);
+}
+
+function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'Malformed JSON body.', { body: 'is not valid JSON' });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError(400, 'The JSON body must be an object.', { body: 'must be a JSON object' });
+  return foldKeys(parsed);
+}
+
+function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, extra: [string, string] | undefined): void {
+  if (state.aborted) return;
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    res.writeHeader('content-type', 'application/json; charset=utf-8');
+    res.writeHeader('access-control-allow-origin', '*');
+    res.writeHeader('x-request-id', requestId);
+    if (extra !== undefined) res.writeHeader(extra[0], extra[1]);
+    res.end(body);
+  });
+}

@@ -1,0 +1,23 @@
+import type { Logger } from '../logger.js';
+import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
+
+export class MemoryBus implements Bus {
+  readonly kind = 'memory';
+  private readonly local = new LocalHandlers();
+
+  constructor(private readonly log: Logger) {}
+
+  publish(appId: string, message: BusMessage): void {
+    this.local.deliver(appId, message, (err) => this.log.error({ err, topic: message.topic }, 'bus handler failed'));
+  }
+
+  onMessage(handler: BusHandler): () => void {
+    return this.local.add(handler);
+  }
+
+  isConnected(): boolean {
+    return true;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,78 @@
+import { us_listen_socket_close, us_socket_local_port, type us_listen_socket } from 'uWebSockets.js';
+import { AppDirectory } from './apps/directory.js';
+import type { Config } from './config.js';
+import type { Area, Core } from './core.js';
+import { openDatabase } from './db/client.js';
+import { PublishHooks } from './events/publish-hooks.js';
+import { healthRoutes } from './health/routes.js';
+import { createHttpApp } from './http/server.js';
+import type { Logger } from './logger.js';
+import { manageRoutes } from './manage/routes.js';
+import type { Bus } from './realtime/bus.js';
+import { MemoryBus } from './realtime/memory-bus.js';
+import { RedisBus } from './realtime/redis-bus.js';
+import { newSecret } from './ids.js';
+import { usersArea } from './users/routes.js';
+import { UserService } from './users/service.js';
+
+/** Every area, in the order they are built; an area may use what earlier ones registered. */
+const AREAS: ((core: Core) => Area)[] = [usersArea];
+
+export interface RunningServer {
+  port: number;
+  core: Core;
+  manageToken: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  const bus = await openBus(config, log);
+  const apps = new AppDirectory(database.db);
+  const core: Core = {
+    config,
+    log,
+    database,
+    db: database.db,
+    bus,
+    apps,
+    users: new UserService(database.db, bus),
+    hooks: new PublishHooks(),
+  };
+  const areas = AREAS.map((build) => build(core));
+  const manageToken = config.manageToken ?? newSecret(24);
+  const app = createHttpApp({
+    log,
+    apps,
+    bodyLimit: config.bodyLimit,
+    manageToken,
+    routes: [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)],
+  });
+  for (const area of areas) area.attach?.(app);
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`Cannot listen on ${config.host}:${config.port}`))));
+  });
+  const port = us_socket_local_port(listenSocket);
+  log.info({ host: config.host, port, database: database.kind, bus: bus.kind }, 'listening');
+
+  return {
+    port,
+    core,
+    manageToken,
+    async stop() {
+      us_listen_socket_close(listenSocket);
+      for (const area of areas.reverse()) await area.close?.();
+      await bus.close();
+      await database.close();
+      app.close();
+    },
+  };
+}
+
+async function openBus(config: Config, log: Logger): Promise<Bus> {
+  if (config.redisUrl === undefined) return new MemoryBus(log);
+  const bus = new RedisBus(config.redisUrl, log);
+  if (!(await bus.waitUntilConnected(5000))) log.warn('redis not reachable at start; serving local subscribers until it is');
+  return bus;
+}

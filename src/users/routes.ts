@@ -1,0 +1,128 @@
+import type { Area, Core } from '../core.js';
+import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
+import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { badRequest } from '../http/errors.js';
+import { ok, route } from '../http/route.js';
+import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
+import * as store from './store.js';
+import { userView } from './views.js';
+
+const isString = (x: unknown): x is string => typeof x === 'string';
+const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as const;
+
+export function usersArea(core: Core): Area {
+  const { users, db } = core;
+  return {
+    routes: [
+      route({
+        method: 'POST',
+        path: 'user/users/:userid',
+        body: UpsertUser,
+        handler: async (ctx) => {
+          assertActingAs(ctx, ctx.params.userid as string);
+          if (ctx.body.role !== undefined) assertAdmin(ctx);
+          const user = await users.ensure(ctx.app, { userid: ctx.params.userid as string, ...ctx.body }, { requireDisplayName: true, onHandleTaken: 'reject' });
+          return ok(userView(user));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'user/users/:userid',
+        handler: async (ctx) => ok(userView(await users.require(ctx.app, ctx.params.userid as string))),
+      }),
+      route({
+        method: 'DELETE',
+        path: 'user/users/:userid',
+        handler: async (ctx) => {
+          assertActingAs(ctx, ctx.params.userid as string);
+          const user = await users.delete(ctx.app, ctx.params.userid as string);
+          return ok({ kind: 'deleted.appuser', user: userView(user) }, 'User deleted.');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'user/users',
+        query: Paging,
+        handler: async (ctx) => {
+          const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+          const rows = await store.listUsers(db, ctx.app.userPool, after, ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (u) => u.userId);
+          return ok(listPayload('list.users', 'users', items.map(userView), next));
+        },
+      }),
+      route({
+        method: 'POST',
+        path: 'user/search',
+        body: Search,
+        handler: async (ctx) => {
+          const { handle, name, userid, limit, cursor } = ctx.body;
+          if (!handle && !name && !userid) throw badRequest('Search requires either a userid, handle or name parameter.', { search: 'give userid, handle or name' });
+          const after = cursor === '' ? '' : decodeCursor(cursor, isString);
+          const rows = await store.searchUsers(db, ctx.app.userPool, { handle: handle || undefined, name: name || undefined, userid: userid || undefined }, after, limit + 1);
+          const { items, next } = pageOf(rows, limit, (u) => u.userId);
+          return ok(listPayload('list.users', 'users', items.map(userView), next));
+        },
+      }),
+      route({
+        method: 'POST',
+        path: 'user/users/:userid/role',
+        body: SetRole,
+        handler: async (ctx) => {
+          assertAdmin(ctx);
+          return ok(userView(await users.patch(ctx.app, ctx.params.userid as string, { role: ctx.body.role })));
+        },
+      }),
+      ...Object.entries(EFFECTS).map(([segment, effect]) =>
+        route({
+          method: 'POST',
+          path: `user/users/:userid/${segment}`,
+          body: Effect,
+          handler: async (ctx) => {
+            assertModerator(ctx);
+            const user = await users.setEffect(ctx.app, ctx.params.userid as string, effect, ctx.body.applyeffect, ctx.body.expireseconds);
+            return ok(userView(user));
+          },
+        }),
+      ),
+      route({
+        method: 'POST',
+        path: 'user/users/:userid/globalpurge',
+        body: GlobalPurge,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const user = await users.require(ctx.app, ctx.params.userid as string);
+          await users.purge(ctx.app, user.userId, ctx.body.byuserid);
+          return ok({ kind: 'app.user.globalpurge', user: userView(user) }, 'User content purged.');
+        },
+      }),
+      route({
+        method: 'POST',
+        path: 'user/users/:userid/report',
+        body: ReportUser,
+        handler: async (ctx) => {
+          assertActingAs(ctx, ctx.body.userid);
+          const user = await users.require(ctx.app, ctx.params.userid as string);
+          const recorded = await users.report(ctx.app, user.userId, ctx.body.userid, ctx.body.reporttype);
+          return ok(userView(user), recorded ? 'User reported.' : 'User was already reported by this user.');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'user/moderation/queues/reportedusers',
+        query: Paging,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const rows = await store.listReportedUsers(db, ctx.app.userPool, before, ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (r) => new Date(r.last).toISOString());
+          const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
+          const reported = items.map((r) => {
+            const user = byId.get(r.user_id);
+            return { kind: 'app.reporteduser', userid: r.user_id, user: user === undefined ? null : userView(user), reports: r.reports, reportcount: r.reports.length };
+          });
+          return ok(listPayload('list.reportedusers', 'reportedusers', reported, next));
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,190 @@
+import type { Application } from '../apps/types.js';
+import type { Db } from '../db/client.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { newId } from '../ids.js';
+import type { Bus } from '../realtime/bus.js';
+import { assertValidHandle, handleCandidates, handleFrom } from './handles.js';
+import * as store from './store.js';
+import type { User, UserInput } from './types.js';
+
+/** How a request that names a handle held by someone else is answered. */
+export type HandleConflict = 'variant' | 'reject';
+
+export interface EnsureOptions {
+  /** Creating a user without a display name is refused (comments); join and explicit create allow it. */
+  requireDisplayName: boolean;
+  onHandleTaken: HandleConflict;
+}
+
+export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
+
+const CACHE_LIMIT = 50_000;
+const UNIQUE_VIOLATION = '23505';
+const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === UNIQUE_VIOLATION || (err as { cause?: { code?: string } } | null)?.cause?.code === UNIQUE_VIOLATION;
+
+/**
+ * Users of a pool (an application's own, or its organization's shared one). Every write goes
+ * through here so the in-memory cache that the hot paths read stays exact on every node:
+ * a change is announced on the bus and each node drops its copy.
+ */
+export class UserService {
+  private readonly cache = new Map<string, User>();
+  private readonly purgeHandlers: PurgeHandler[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+  ) {
+    bus.onMessage((_appId, message) => {
+      if (message.topic === 'user-changed') this.cache.delete(message.payload as string);
+    });
+  }
+
+  async get(app: Application, userId: string): Promise<User | undefined> {
+    const key = `${app.userPool}\u0000${userId}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const user = await store.findUser(this.db, app.userPool, userId);
+    if (user !== undefined) this.remember(key, user);
+    return user;
+  }
+
+  async require(app: Application, userId: string): Promise<User> {
+    const user = await this.get(app, userId);
+    if (user === undefined) throw notFound(`User ${userId} not found.`);
+    return user;
+  }
+
+  /** Several users in one query (cache first): no N+1 when rendering lists. */
+  async getMany(app: Application, userIds: Iterable<string>): Promise<Map<string, User>> {
+    const found = new Map<string, User>();
+    const missing: string[] = [];
+    for (const id of new Set(userIds)) {
+      const cached = this.cache.get(`${app.userPool}\u0000${id}`);
+      if (cached !== undefined) found.set(id, cached);
+      else missing.push(id);
+    }
+    for (const user of await store.findUsers(this.db, app.userPool, missing)) {
+      this.remember(`${app.userPool}\u0000${user.userId}`, user);
+      found.set(user.userId, user);
+    }
+    return found;
+  }
+
+  /** Creates the user or updates the fields the input carries. */
+  async ensure(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      try {
+        const existing = await store.findUser(this.db, app.userPool, input.userid);
+        return existing === undefined ? await this.create(app, input, options) : await this.update(app, existing, input, options);
+      } catch (err) {
+        // A concurrent request took the handle or created the user between our read and write.
+        if (!isUniqueViolation(err) && !(err instanceof RaceLost)) throw err;
+      }
+    }
+    throw conflict('The user is being changed by concurrent requests; try again.');
+  }
+
+  async setEffect(app: Application, userId: string, effect: 'banned' | 'shadowBanned' | 'muted', on: boolean, expireSeconds: number | undefined): Promise<User> {
+    const until = on && expireSeconds !== undefined && expireSeconds > 0 ? new Date(Date.now() + expireSeconds * 1000) : null;
+    const untilField = `${effect}Until` as 'bannedUntil' | 'shadowBannedUntil' | 'mutedUntil';
+    return this.patch(app, userId, { [effect]: on, [untilField]: until });
+  }
+
+  async patch(app: Application, userId: string, patch: store.UserPatch): Promise<User> {
+    const user = await store.updateUser(this.db, app.userPool, userId, patch);
+    if (user === undefined) throw notFound(`User ${userId} not found.`);
+    this.changed(app, user);
+    return user;
+  }
+
+  async delete(app: Application, userId: string): Promise<User> {
+    const user = await store.deleteUser(this.db, app.userPool, userId);
+    if (user === undefined) throw notFound(`User ${userId} not found.`);
+    this.changed(app, user);
+    return user;
+  }
+
+  async report(app: Application, userId: string, reportedBy: string, reportType: string): Promise<boolean> {
+    return store.insertUserReport(this.db, { id: newId(), pool: app.userPool, userId, reportedBy, reportType });
+  }
+
+  /** Areas register what a global purge removes of theirs (chat messages, comments). */
+  onPurge(handler: PurgeHandler): void {
+    this.purgeHandlers.push(handler);
+  }
+
+  async purge(app: Application, userId: string, byUserId: string): Promise<void> {
+    for (const handler of this.purgeHandlers) await handler(app, userId, byUserId);
+  }
+
+  private async create(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
+    const displayname = input.displayname ?? '';
+    if (options.requireDisplayName && displayname.trim() === '') {
+      throw badRequest('A displayname is required to create a user.', { displayname: 'is required when the user is new' });
+    }
+    const handle =
+      input.handle !== undefined && input.handle !== ''
+        ? await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken)
+        : await this.freeHandle(app, handleFrom(displayname || input.userid), input.userid, 'variant');
+    const user = await store.insertUser(this.db, {
+      pool: app.userPool,
+      userId: input.userid,
+      handle,
+      handleLower: handle.toLowerCase(),
+      displayName: displayname || handle,
+      pictureUrl: input.pictureurl ?? '',
+      profileUrl: input.profileurl ?? '',
+      role: input.role ?? 'user',
+      customTags: input.customtags ?? [],
+    });
+    if (user === undefined) throw new RaceLost();
+    this.changed(app, user);
+    return user;
+  }
+
+  private async update(app: Application, existing: User, input: UserInput, options: EnsureOptions): Promise<User> {
+    const patch: store.UserPatch = {};
+    if (input.handle !== undefined && input.handle !== '' && input.handle.toLowerCase() !== existing.handleLower) {
+      const handle = await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken);
+      patch.handle = handle;
+      patch.handleLower = handle.toLowerCase();
+    } else if (input.handle !== undefined && input.handle !== '' && input.handle !== existing.handle) {
+      patch.handle = input.handle;
+    }
+    if (input.displayname !== undefined && input.displayname !== '') patch.displayName = input.displayname;
+    if (input.pictureurl !== undefined) patch.pictureUrl = input.pictureurl;
+    if (input.profileurl !== undefined) patch.profileUrl = input.profileurl;
+    if (input.role !== undefined) patch.role = input.role;
+    if (input.customtags !== undefined) patch.customTags = input.customtags;
+    if (Object.keys(patch).length === 0) return existing;
+    const user = await store.updateUser(this.db, app.userPool, input.userid, patch);
+    if (user === undefined) throw new RaceLost();
+    this.changed(app, user);
+    return user;
+  }
+
+  /** The requested handle if free; else, in variant mode, the first free of handle1..handle99. */
+  private async freeHandle(app: Application, requested: string, userId: string, onTaken: HandleConflict): Promise<string> {
+    assertValidHandle(requested);
+    const candidates = onTaken === 'reject' ? [requested] : handleCandidates(requested);
+    const taken = await store.takenHandles(this.db, app.userPool, candidates, userId);
+    const free = candidates.find((c) => !taken.has(c.toLowerCase()));
+    if (free !== undefined) return free;
+    if (onTaken === 'reject') throw conflict(`The handle ${requested} is already in use.`, { handle: 'is already in use' });
+    throw badRequest(`The handle ${requested} and all its numbered variants are in use.`, { handle: 'no free variant' });
+  }
+
+  private changed(app: Application, user: User): void {
+    const key = `${app.userPool}\u0000${user.userId}`;
+    this.bus.publish(app.id, { topic: 'user-changed', payload: key });
+    this.remember(key, user);
+  }
+
+  private remember(key: string, user: User): void {
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(key, user);
+  }
+}
+
+class RaceLost extends Error {}

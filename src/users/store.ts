@@ -1,0 +1,103 @@
+import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+import { userReports, users } from '../db/schema/index.js';
+import type { User } from './types.js';
+
+export type UserPatch = Partial<Omit<typeof users.$inferInsert, 'pool' | 'userId' | 'added'>>;
+
+export async function findUser(q: Queryable, pool: string, userId: string): Promise<User | undefined> {
+  const [row] = await q.select().from(users).where(and(eq(users.pool, pool), eq(users.userId, userId)));
+  return row;
+}
+
+export async function findUsers(q: Queryable, pool: string, userIds: string[]): Promise<User[]> {
+  if (userIds.length === 0) return [];
+  return q.select().from(users).where(and(eq(users.pool, pool), inArray(users.userId, userIds)));
+}
+
+/** Of the candidate handles, those held by someone other than `userId`. */
+export async function takenHandles(q: Queryable, pool: string, candidates: string[], userId: string): Promise<Set<string>> {
+  const lowered = candidates.map((c) => c.toLowerCase());
+  const found = await q
+    .select({ h: users.handleLower })
+    .from(users)
+    .where(and(eq(users.pool, pool), inArray(users.handleLower, lowered), ne(users.userId, userId)));
+  return new Set(found.map((r) => r.h));
+}
+
+/** Inserts a new user; undefined when the userid already exists (a concurrent create won). */
+export async function insertUser(q: Queryable, row: typeof users.$inferInsert): Promise<User | undefined> {
+  const [created] = await q.insert(users).values(row).onConflictDoNothing({ target: [users.pool, users.userId] }).returning();
+  return created;
+}
+
+export async function updateUser(q: Queryable, pool: string, userId: string, patch: UserPatch): Promise<User | undefined> {
+  const [row] = await q
+    .update(users)
+    .set({ ...patch, whenModified: new Date() })
+    .where(and(eq(users.pool, pool), eq(users.userId, userId)))
+    .returning();
+  return row;
+}
+
+export async function deleteUser(q: Queryable, pool: string, userId: string): Promise<User | undefined> {
+  const [row] = await q.delete(users).where(and(eq(users.pool, pool), eq(users.userId, userId))).returning();
+  return row;
+}
+
+export async function listUsers(q: Queryable, pool: string, after: string, limit: number): Promise<User[]> {
+  return q
+    .select()
+    .from(users)
+    .where(and(eq(users.pool, pool), gt(users.userId, after)))
+    .orderBy(asc(users.userId))
+    .limit(limit);
+}
+
+export interface UserSearch {
+  handle?: string | undefined;
+  name?: string | undefined;
+  userid?: string | undefined;
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Handle and userid match by prefix, name as a substring; all case-insensitive. */
+export async function searchUsers(q: Queryable, pool: string, search: UserSearch, after: string, limit: number): Promise<User[]> {
+  const terms = [];
+  if (search.handle !== undefined) terms.push(sql`${users.handleLower} like ${`${likeEscape(search.handle.toLowerCase())}%`}`);
+  if (search.userid !== undefined) terms.push(ilike(users.userId, `${likeEscape(search.userid)}%`));
+  if (search.name !== undefined) terms.push(sql`lower(${users.displayName}) like ${`%${likeEscape(search.name.toLowerCase())}%`}`);
+  return q
+    .select()
+    .from(users)
+    .where(and(eq(users.pool, pool), gt(users.userId, after), or(...terms)))
+    .orderBy(asc(users.userId))
+    .limit(limit);
+}
+
+/** Records a report once per reporter; false when this reporter had reported the user already. */
+export async function insertUserReport(q: Queryable, row: typeof userReports.$inferInsert): Promise<boolean> {
+  const inserted = await q.insert(userReports).values(row).onConflictDoNothing().returning({ id: userReports.id });
+  return inserted.length > 0;
+}
+
+export interface ReportedUserRow {
+  user_id: string;
+  reports: { userid: string; reporttype: string; added: string }[];
+  last: string;
+}
+
+/** Reported users, most recently reported first, each with its reports. */
+export async function listReportedUsers(q: Queryable, pool: string, before: string | undefined, limit: number) {
+  const result = (await q.execute(sql`
+    select user_id, max(added) as last,
+      json_agg(json_build_object('userid', reported_by, 'reporttype', report_type, 'added', added) order by added) as reports
+    from ${userReports}
+    where pool = ${pool}
+    group by user_id
+    having ${before === undefined ? sql`true` : sql`max(added) < ${before}::timestamptz`}
+    order by last desc
+    limit ${limit}`)) as unknown as { rows: ReportedUserRow[] };
+  return result.rows;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** Needs DATABASE_URL and REDIS_URL: these tests start several server processes themselves. */
+export default defineConfig({
+  test: {
+    include: ['test/cluster/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 90_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
