@@ -6,6 +6,7 @@ import type { PublishHooks } from './events/publish-hooks.js';
 import type { RouteDef } from './http/route.js';
 import type { Logger } from './logger.js';
 import type { Bus } from './realtime/bus.js';
+import type { FeedRegistry } from './realtime/live.js';
 import type { UserService } from './users/service.js';
 
 /** What every area is built from. main.ts makes one and hands it to each area in turn. */
@@ -18,6 +19,8 @@ export interface Core {
   apps: AppDirectory;
   users: UserService;
   hooks: PublishHooks;
+  /** Topic kinds a WebSocket client can resume from a cursor (rooms at least). */
+  feeds: FeedRegistry;
 }
 
 /** An area (chat, comments, ...) contributes routes and may hook into the uWS app and shutdown. */

@@ -11,6 +11,7 @@ import { manageRoutes } from './manage/routes.js';
 import type { Bus } from './realtime/bus.js';
 import { MemoryBus } from './realtime/memory-bus.js';
 import { RedisBus } from './realtime/redis-bus.js';
+import { FeedRegistry } from './realtime/live.js';
 import { newSecret } from './ids.js';
 import { usersArea } from './users/routes.js';
 import { UserService } from './users/service.js';
@@ -38,6 +39,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     apps,
     users: new UserService(database.db, bus),
     hooks: new PublishHooks(),
+    feeds: new FeedRegistry(),
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);

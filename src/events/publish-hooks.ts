@@ -15,6 +15,17 @@ export interface PublishedEvent {
   containerId: string;
   /** The object as REST returns it (chat.event, comment.comment). */
   payload: unknown;
+  /** Users to notify: the author of what was replied to, quoted or reacted to; mentioned handles. */
+  notify: NotifyTarget[];
+  /** The user who caused the event. */
+  actorUserId: string;
+}
+
+export interface NotifyTarget {
+  userid?: string;
+  /** A mentioned `@handle`, without the @; resolved to a user by the notifications area. */
+  handle?: string;
+  type: 'reply' | 'quote' | 'mention' | 'reaction';
 }
 
 export interface PublishHook {
