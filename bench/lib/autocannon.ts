@@ -1,0 +1,45 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  /** A fixed body, or one per request. */
+  body?: string;
+  requests?: autocannon.Request[];
+  connections?: number;
+  pipelining?: number;
+  durationSeconds?: number;
+  /** Requests per second across all connections (for latency at a fixed rate). */
+  overallRate?: number;
+}
+
+/** Runs autocannon and reduces its result to the figures the notes quote. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body: options.body,
+    requests: options.requests,
+    connections: options.connections ?? 64,
+    pipelining: options.pipelining ?? 1,
+    duration: options.durationSeconds ?? 10,
+    overallRate: options.overallRate,
+  });
+  return {
+    requestsPerSec: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
