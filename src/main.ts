@@ -22,10 +22,7 @@ const shutdown = (signal: string) => {
   stopping = true;
   log.info({ signal }, 'shutting down');
   server.stop().then(
-    () => {
-      log.flush();
-      process.exit(0);
-    },
+    () => log.flush(() => process.exit(0)),
     (err: unknown) => {
       log.error({ err }, 'shutdown failed');
       process.exit(1);
