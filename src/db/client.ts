@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
@@ -56,11 +57,55 @@ async function openPostgres(url: string, log: Logger): Promise<Database> {
 
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
-  const client = new PGlite(dataDir);
-  const db = drizzlePglite(client);
-  await migratePglite(db, { migrationsFolder: MIGRATIONS });
-  log.info({ dataDir }, 'embedded database ready, migrations applied');
-  return { db: db as unknown as Db, kind: 'embedded', ping: () => ping(db as unknown as Db), close: () => client.close() };
+  const release = lockDataDir(dataDir);
+  let client: PGlite;
+  try {
+    client = new PGlite(dataDir);
+    const db = drizzlePglite(client);
+    await migratePglite(db, { migrationsFolder: MIGRATIONS });
+    log.info({ dataDir }, 'embedded database ready, migrations applied');
+    return {
+      db: db as unknown as Db,
+      kind: 'embedded',
+      ping: () => ping(db as unknown as Db),
+      close: () => client.close().finally(release),
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/**
+ * PGlite is single-process and takes no lock of its own: two processes on one data directory
+ * corrupt it. A pid file taken with O_EXCL refuses the second; one left by a dead process is
+ * taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const file = join(dataDir, 'engage.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => rmSync(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}.`);
+      }
+      rmSync(file, { force: true });
+    }
+  }
+  throw new Error(`Cannot lock the embedded database in ${dataDir}.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function ping(db: Db): Promise<boolean> {

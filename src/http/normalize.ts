@@ -6,8 +6,13 @@ export function foldKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(foldKeys);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) out[key.toLowerCase()] = foldKeys(inner);
+  for (const [key, inner] of Object.entries(value)) setOwn(out, key.toLowerCase(), foldKeys(inner));
   return out;
+}
+
+/** A plain assignment of a `__proto__` key would replace the object's prototype: fields would then be inherited. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Query string to an object with folded keys; a repeated key becomes an array. */
@@ -16,10 +21,10 @@ export function parseQuery(raw: string): Record<string, string | string[]> {
   if (raw === '') return out;
   for (const [key, value] of new URLSearchParams(raw)) {
     const folded = key.toLowerCase();
-    const seen = out[folded];
-    if (seen === undefined) out[folded] = value;
+    const seen = Object.hasOwn(out, folded) ? out[folded] : undefined;
+    if (seen === undefined) setOwn(out, folded, value);
     else if (Array.isArray(seen)) seen.push(value);
-    else out[folded] = [seen, value];
+    else setOwn(out, folded, [seen, value]);
   }
   return out;
 }

@@ -167,6 +167,7 @@ function send(res: HttpResponse, state: State, status: number, body: string, req
     res.writeHeader('content-type', 'application/json; charset=utf-8');
     res.writeHeader('access-control-allow-origin', '*');
     res.writeHeader('x-request-id', requestId);
+    res.writeHeader('access-control-expose-headers', 'x-request-id, allow');
     if (extra !== undefined) res.writeHeader(extra[0], extra[1]);
     res.end(body);
   });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { Core } from '../core.js';
-import { notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../http/errors.js';
 import { flag, integer, requiredText, stringList, text } from '../http/fields.js';
 import { ok, route, type RouteDef } from '../http/route.js';
 import { applicationView } from './views.js';
@@ -26,11 +26,15 @@ export function manageRoutes(core: Core): RouteDef[] {
       scope: 'manage',
       body: CreateApplication,
       handler: async ({ body }) => {
+        const organizationId = body.organizationid?.trim() || undefined;
+        if (body.useorganizationuserdatabase && organizationId === undefined) {
+          throw badRequest('A shared user database needs an organizationid.', { organizationid: 'is required when useorganizationuserdatabase is true' });
+        }
         const app = await core.apps.create({
           name: body.name,
           userReportsLimit: body.userreportslimit,
           useOrganizationUserDatabase: body.useorganizationuserdatabase,
-          organizationId: body.organizationid,
+          organizationId,
         });
         return ok(applicationView(app), 'Application created.');
       },

@@ -1,13 +1,16 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
 import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest, preconditionFailed } from '../http/errors.js';
 import { ok, route } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
 import * as store from './store.js';
 import { userView } from './views.js';
 
 const isString = (x: unknown): x is string => typeof x === 'string';
+/** The reported-users queue pages by (time of the last report, userid), newest first. */
+type QueueKey = [string, string];
+const isQueueKey = (x: unknown): x is QueueKey => Array.isArray(x) && x.length === 2 && x.every(isString);
 const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as const;
 
 export function usersArea(core: Core): Area {
@@ -101,6 +104,7 @@ export function usersArea(core: Core): Area {
         body: ReportUser,
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.body.userid);
+          if (ctx.app.userReportsLimit <= 0) throw preconditionFailed('User reporting is not enabled for this application.');
           const user = await users.require(ctx.app, ctx.params.userid as string);
           const recorded = await users.report(ctx.app, user.userId, ctx.body.userid, ctx.body.reporttype);
           return ok(userView(user), recorded ? 'User reported.' : 'User was already reported by this user.');
@@ -112,9 +116,9 @@ export function usersArea(core: Core): Area {
         query: Paging,
         handler: async (ctx) => {
           assertModerator(ctx);
-          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isQueueKey);
           const rows = await store.listReportedUsers(db, ctx.app.userPool, before, ctx.query.limit + 1);
-          const { items, next } = pageOf(rows, ctx.query.limit, (r) => new Date(r.last).toISOString());
+          const { items, next } = pageOf(rows, ctx.query.limit, (r): QueueKey => [r.lastkey, r.user_id]);
           const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
           const reported = items.map((r) => {
             const user = byId.get(r.user_id);

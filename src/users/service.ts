@@ -101,7 +101,10 @@ export class UserService {
   async delete(app: Application, userId: string): Promise<User> {
     const user = await store.deleteUser(this.db, app.userPool, userId);
     if (user === undefined) throw notFound(`User ${userId} not found.`);
-    this.changed(app, user);
+    // Announce and forget: remembering the deleted row would keep answering for it from the cache.
+    const key = `${app.userPool}\u0000${user.userId}`;
+    this.bus.publish(app.id, { topic: 'user-changed', payload: key });
+    this.cache.delete(key);
     return user;
   }
 

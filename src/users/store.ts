@@ -86,18 +86,25 @@ export interface ReportedUserRow {
   user_id: string;
   reports: { userid: string; reporttype: string; added: string }[];
   last: string;
+  /** The last report's time at full (microsecond) precision: the queue's paging key with user_id. */
+  lastkey: string;
 }
 
-/** Reported users, most recently reported first, each with its reports. */
-export async function listReportedUsers(q: Queryable, pool: string, before: string | undefined, limit: number) {
+/**
+ * Reported users, most recently reported first, each with its reports. Pages by
+ * (last report time, user id), so users reported within the same millisecond are neither lost
+ * nor repeated across pages.
+ */
+export async function listReportedUsers(q: Queryable, pool: string, before: [string, string] | undefined, limit: number) {
   const result = (await q.execute(sql`
     select user_id, max(added) as last,
-      json_agg(json_build_object('userid', reported_by, 'reporttype', report_type, 'added', added) order by added) as reports
+      to_char(max(added) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as lastkey,
+      json_agg(json_build_object('userid', reported_by, 'reporttype', report_type, 'added', to_char(added at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by added) as reports
     from ${userReports}
     where pool = ${pool}
     group by user_id
-    having ${before === undefined ? sql`true` : sql`max(added) < ${before}::timestamptz`}
-    order by last desc
+    having ${before === undefined ? sql`true` : sql`(max(added), user_id) < (${before[0]}::timestamptz, ${before[1]}::text)`}
+    order by max(added) desc, user_id desc
     limit ${limit}`)) as unknown as { rows: ReportedUserRow[] };
   return result.rows;
 }
