@@ -40,31 +40,26 @@ export class Router {
 
   match(method: Method, path: string): Match {
     const segments = split(path);
-    const params: Record<string, string> = {};
-    const node = walk(this.root, segments, 0, params);
-    if (node === undefined) return { kind: 'none' };
-    const route = node.routes.get(method);
-    if (route !== undefined) return { kind: 'found', route, params };
-    return { kind: 'wrong-method', allowed: [...node.routes.keys()] };
+    let allowed: Method[] | undefined;
+    // Fixed segments are tried before parameters; the first path that has the method wins.
+    for (const { node, params } of walk(this.root, segments, 0, {})) {
+      const route = node.routes.get(method);
+      if (route !== undefined) return { kind: 'found', route, params };
+      allowed ??= [...node.routes.keys()];
+    }
+    return allowed === undefined ? { kind: 'none' } : { kind: 'wrong-method', allowed };
   }
 }
 
-function walk(node: Node, segments: string[], index: number, params: Record<string, string>): Node | undefined {
-  if (index === segments.length) return node.routes.size > 0 ? node : undefined;
+function* walk(node: Node, segments: string[], index: number, params: Record<string, string>): Generator<{ node: Node; params: Record<string, string> }> {
+  if (index === segments.length) {
+    if (node.routes.size > 0) yield { node, params };
+    return;
+  }
   const segment = segments[index] as string;
   const fixed = node.fixed.get(segment);
-  if (fixed !== undefined) {
-    const found = walk(fixed, segments, index + 1, params);
-    if (found !== undefined) return found;
-  }
-  if (node.param !== undefined) {
-    const found = walk(node.param.node, segments, index + 1, params);
-    if (found !== undefined) {
-      params[node.param.name] = decodeSegment(segment);
-      return found;
-    }
-  }
-  return undefined;
+  if (fixed !== undefined) yield* walk(fixed, segments, index + 1, params);
+  if (node.param !== undefined) yield* walk(node.param.node, segments, index + 1, { ...params, [node.param.name]: decodeSegment(segment) });
 }
 
 function split(path: string): string[] {
