@@ -19,7 +19,8 @@ export interface NewApplication {
  * token is remembered in memory: the hot paths pay no database round trip for it.
  */
 export class AppDirectory {
-  private readonly byTokenHash = new Map<string, Application>();
+  /** Keyed by the token as presented: a hit costs no hashing. Only verified tokens enter. */
+  private readonly byToken = new Map<string, Application>();
   private readonly byId = new Map<string, Application>();
 
   constructor(private readonly db: Db) {}
@@ -59,14 +60,13 @@ export class AppDirectory {
 
   /** The application the token belongs to, if it is `appId`'s; undefined otherwise. */
   async authenticate(appId: string, token: string): Promise<Application | undefined> {
-    const hash = hashToken(token);
-    const cached = this.byTokenHash.get(hash);
+    const cached = this.byToken.get(token);
     if (cached !== undefined) return cached.id === appId ? cached : undefined;
-    const [row] = await this.db.select({ appId: apiTokens.appId }).from(apiTokens).where(eq(apiTokens.tokenHash, hash));
+    const [row] = await this.db.select({ appId: apiTokens.appId }).from(apiTokens).where(eq(apiTokens.tokenHash, hashToken(token)));
     if (row === undefined) return undefined;
     const app = await this.get(row.appId);
     if (app === undefined) return undefined;
-    this.byTokenHash.set(hash, app);
+    this.byToken.set(token, app);
     return app.id === appId ? app : undefined;
   }
 

@@ -1,6 +1,21 @@
-import { RegExpMatcher, englishDataset, englishRecommendedTransformers, asteriskCensorStrategy, TextCensor } from 'obscenity';
+import {
+  RegExpMatcher,
+  TextCensor,
+  asteriskCensorStrategy,
+  collapseDuplicatesTransformer,
+  englishDataset,
+  englishRecommendedWhitelistMatcherTransformers,
+  resolveConfusablesTransformer,
+  toAsciiLowerCaseTransformer,
+} from 'obscenity';
 
-const matcher = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
+// The recommended set minus leet-speak resolution: it reads numbers as words ("455" as "ass"),
+// and chat is full of scores and prices.
+const matcher = new RegExpMatcher({
+  ...englishDataset.build(),
+  blacklistMatcherTransformers: [resolveConfusablesTransformer(), toAsciiLowerCaseTransformer(), collapseDuplicatesTransformer({ defaultThreshold: 1, customThresholds: new Map([['b', 2], ['e', 2], ['o', 2], ['l', 2], ['s', 2], ['g', 2]]) })],
+  whitelistMatcherTransformers: englishRecommendedWhitelistMatcherTransformers,
+});
 const censor = new TextCensor().setStrategy(asteriskCensorStrategy());
 
 /** Replaces each profane word with `*` characters of its length. */
