@@ -27,6 +27,8 @@ export interface RequestContext<Body = unknown, Query = unknown> {
 
 export interface Reply {
   data: unknown;
+  /** When set, `data` already serialized to JSON: sent as is (hot cached reads). */
+  json?: string;
   message?: string;
   status?: number;
 }

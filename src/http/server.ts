@@ -4,10 +4,10 @@ import type { AppDirectory } from '../apps/directory.js';
 import type { Logger } from '../logger.js';
 import { NOT_AUTHORIZED, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
-import { envelope } from './envelope.js';
+import { envelope, envelopeAroundJson } from './envelope.js';
 import { ApiError } from './errors.js';
 import { foldKeys, parseQuery } from './normalize.js';
-import type { Actor, Method, RequestContext, RouteDef } from './route.js';
+import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { statusLine } from './status.js';
 import { validate } from './validation.js';
@@ -91,7 +91,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     const run = (body: BodyResult | undefined) => {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
       handle(deps, manageToken, match.route, match.params, incoming, body?.text ?? '').then(
-        (reply) => respond(reply.status ?? 200, reply.status === 204 ? '' : envelope(reply.status ?? 200, reply.message ?? '', reply.data)),
+        (reply) => respond(reply.status ?? 200, reply.status === 204 ? '' : reply.json !== undefined ? envelopeAroundJson(reply.status ?? 200, reply.message ?? '', reply.json) : envelope(reply.status ?? 200, reply.message ?? '', reply.data)),
         fail,
       );
     };
@@ -117,7 +117,7 @@ function readIncoming(req: HttpRequest): Incoming {
   };
 }
 
-async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, bodyText: string): Promise<{ data: unknown; message?: string; status?: number }> {
+async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, bodyText: string): Promise<Reply> {
   const scope = route.scope ?? 'app';
   let app = undefined as unknown as RequestContext['app'];
   let actor: Actor | null = null;

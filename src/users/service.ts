@@ -155,11 +155,12 @@ export class UserService {
     } else if (input.handle !== undefined && input.handle !== '' && input.handle !== existing.handle) {
       patch.handle = input.handle;
     }
-    if (input.displayname !== undefined && input.displayname !== '') patch.displayName = input.displayname;
-    if (input.pictureurl !== undefined) patch.pictureUrl = input.pictureurl;
-    if (input.profileurl !== undefined) patch.profileUrl = input.profileurl;
-    if (input.role !== undefined) patch.role = input.role;
-    if (input.customtags !== undefined) patch.customTags = input.customtags;
+    // Only what differs: a comment or join repeating the same fields writes nothing and invalidates no cache.
+    if (input.displayname !== undefined && input.displayname !== '' && input.displayname !== existing.displayName) patch.displayName = input.displayname;
+    if (input.pictureurl !== undefined && input.pictureurl !== existing.pictureUrl) patch.pictureUrl = input.pictureurl;
+    if (input.profileurl !== undefined && input.profileurl !== existing.profileUrl) patch.profileUrl = input.profileurl;
+    if (input.role !== undefined && input.role !== existing.role) patch.role = input.role;
+    if (input.customtags !== undefined && JSON.stringify(input.customtags) !== JSON.stringify(existing.customTags)) patch.customTags = input.customtags;
     if (Object.keys(patch).length === 0) return existing;
     const user = await store.updateUser(this.db, app.userPool, input.userid, patch);
     if (user === undefined) throw new RaceLost();
