@@ -1,0 +1,84 @@
+/**
+ * Chat hot paths against a real server process: POST command (speech) and GET updates with a
+ * cursor, each at full load and then at half that rate (for p99), next to the machine's ceiling
+ * (a bare uWS JSON endpoint) measured in the same run.
+ *
+ *   npx tsx bench/chat.ts                      # embedded database
+ *   DATABASE_URL=postgres://... npx tsx bench/chat.ts
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=64 ...
+ */
+import { readFileSync } from 'node:fs';
+import { startCeiling } from './lib/ceiling.js';
+import { load, type LoadResult } from './lib/autocannon.js';
+import { MANAGE_TOKEN, spawnServer } from '../test/helpers/spawn.js';
+
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
+const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 64);
+/** Posting is group-committed: throughput grows with the requests in flight, so the POST runs use more connections. */
+const postConnections = Number(process.env['BENCH_POST_CONNECTIONS'] ?? 256);
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+/** CPU seconds a process used so far (Linux /proc; clock ticks of 10 ms): robust to a busy shared machine. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+const fmt = (name: string, r: LoadResult, ceiling?: LoadResult, cpuUsPerRequest?: number) =>
+  `${name.padEnd(34)} ${String(r.requestsPerSec).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(3)} ms  non2xx ${r.non2xx}  errors ${r.errors}` +
+  `${ceiling === undefined ? '' : `  ${((100 * r.requestsPerSec) / ceiling.requestsPerSec).toFixed(0)}% of ceiling`}` +
+  `${cpuUsPerRequest === undefined ? '' : `  server CPU ${cpuUsPerRequest.toFixed(0)} µs/request (one core: ~${Math.round(1e6 / cpuUsPerRequest)} req/s)`}`;
+
+async function call(method: string, url: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await res.json()) as { data: Record<string, unknown> & { cursor: string; id: string } };
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+const ceiling = await startCeiling();
+// spawnServer passes DATABASE_URL through from this process's environment.
+const server = await spawnServer({ LOG_LEVEL: 'warn' });
+try {
+  const manage = { 'x-manage-token': MANAGE_TOKEN };
+  const app = await call('POST', `${server.url}/api/v3/manage/createapplication`, manage, { name: 'bench' });
+  const { token } = await call('POST', `${server.url}/api/v3/manage/createtoken`, manage, { applicationid: app['appid'], name: 'bench' });
+  const headers = { 'x-api-token': token as string };
+  const url = (path: string) => `${server.url}/api/v3/${app['appid'] as string}/${path}`;
+  const room = await call('POST', url('chat/rooms'), headers, { name: 'bench', enableenterandexit: false });
+  await call('POST', url(`chat/rooms/${room.id}/join`), headers, { userid: 'bencher', displayname: 'Bench' });
+  const commandUrl = url(`chat/rooms/${room.id}/command`);
+  const commandBody = JSON.stringify({ userid: 'bencher', command: 'hello from the bench' });
+  out(`database: ${process.env['DATABASE_URL'] === undefined ? 'embedded (PGlite)' : 'postgres'}; POST ${postConnections} connections, GET ${connections}; ${seconds} s per run`);
+
+  const ceilPost = await load({ url: `${ceiling.url}/x`, method: 'POST', body: commandBody, connections: postConnections, durationSeconds: seconds });
+  out(fmt('ceiling POST', ceilPost));
+  const pid = server.process.pid as number;
+  /** Runs a load and measures the server's CPU per request alongside. */
+  const measured = async (options: Parameters<typeof load>[0]) => {
+    const before = cpuSeconds(pid);
+    const result = await load(options);
+    return { result, cpu: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requestsPerSec * seconds) };
+  };
+  const post = await measured({ url: commandUrl, method: 'POST', headers, body: commandBody, connections: postConnections, durationSeconds: seconds });
+  out(fmt('POST command (speech)', post.result, ceilPost, post.cpu));
+  const postHalf = await load({ url: commandUrl, method: 'POST', headers, body: commandBody, connections: postConnections, durationSeconds: seconds, overallRate: Math.max(1, Math.round(post.result.requestsPerSec / 2)) });
+  out(fmt('POST command at half rate', postHalf));
+
+  // A poller at the head of the feed, and one ten messages behind.
+  const head = (await call('GET', url(`chat/rooms/${room.id}/updates?limit=1`), headers)).cursor;
+  for (let i = 0; i < 10; i++) await call('POST', commandUrl, headers, { userid: 'bencher', command: `tail ${i}` });
+  const headNow = (await call('GET', url(`chat/rooms/${room.id}/updates?cursor=${head}`), headers)).cursor;
+
+  const ceilGet = await load({ url: `${ceiling.url}/x`, connections, durationSeconds: seconds });
+  out(fmt('ceiling GET', ceilGet));
+  const updatesUrl = (cursor: string) => url(`chat/rooms/${room.id}/updates?cursor=${cursor}`);
+  const idle = await measured({ url: updatesUrl(headNow), headers, connections, durationSeconds: seconds });
+  out(fmt('GET updates (cursor at head)', idle.result, ceilGet, idle.cpu));
+  const idleHalf = await load({ url: updatesUrl(headNow), headers, connections, durationSeconds: seconds, overallRate: Math.max(1, Math.round(idle.result.requestsPerSec / 2)) });
+  out(fmt('GET updates at half rate', idleHalf));
+  const behind = await measured({ url: updatesUrl(head), headers, connections, durationSeconds: seconds });
+  out(fmt('GET updates (10 events behind)', behind.result, ceilGet, behind.cpu));
+} finally {
+  await server.stop();
+  ceiling.stop();
+}

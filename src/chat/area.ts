@@ -1,0 +1,30 @@
+import type { Area, Core } from '../core.js';
+import { buildChat } from './chat.js';
+import { moderationRoutes } from './moderation/routes.js';
+import { eventRoutes } from './routes/events.js';
+import { listRoutes } from './routes/lists.js';
+import { participationRoutes } from './routes/participation.js';
+import { roomRoutes } from './routes/rooms.js';
+
+/** The chat area: rooms, participation, events and the polling feed; a sweep expires idle sessions. */
+export function chatArea(core: Core): Area {
+  const chat = buildChat(core);
+  core.feeds.register('room', chat.feeds);
+  const every = Math.min(30, Math.max(1, core.config.sessionIdleSeconds / 4)) * 1000;
+  let sweeping: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    // A slow sweep is not stacked on: the next tick after it finishes runs the next one.
+    sweeping ??= chat
+      .sweep()
+      .catch((err: unknown) => core.log.error({ err }, 'chat sweep failed'))
+      .finally(() => (sweeping = undefined));
+  }, every);
+  timer.unref();
+  return {
+    routes: [...roomRoutes(core, chat), ...participationRoutes(core, chat), ...eventRoutes(core, chat), ...listRoutes(core, chat), ...moderationRoutes(core, chat.context)],
+    async close() {
+      clearInterval(timer);
+      await sweeping;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Application } from '../apps/types.js';
+import type { Core } from '../core.js';
+import { badRequest, forbidden } from '../http/errors.js';
+import type { Actor } from '../http/route.js';
+import type { EventView, Room } from './context.js';
+import type { MessageInput, Messages } from './messages.js';
+import type { Posting } from './posting.js';
+import type { RoomView } from './views.js';
+
+export const COMMAND_EVENT_TYPES = ['speech', 'announcement', 'custom', 'ad'] as const;
+
+export interface CommandInput extends Omit<MessageInput, 'body'> {
+  eventtype: (typeof COMMAND_EVENT_TYPES)[number];
+  replyto?: string | undefined;
+}
+
+export interface CommandResult {
+  kind: 'chat.executecommand';
+  op: string;
+  speech: EventView | null;
+  action: EventView | null;
+  /** The event an admin command published (purge), else null. */
+  event: EventView | null;
+  room: RoomView;
+}
+
+const ADMIN = /^\*(purge|ban|restore)\s+(\S+)\s*$/i;
+
+/**
+ * `command`: a message (speech, announcement, custom, ad; a quote when replyto is given), an
+ * action (`/wave`, when the room enables actions) or an admin command (`*purge`, `*ban`,
+ * `*restore` followed by a userid) that only moderators and admins may run.
+ */
+export class Commands {
+  constructor(
+    private readonly core: Core,
+    private readonly posting: Posting,
+    private readonly messages: Messages,
+  ) {}
+
+  async execute(app: Application, room: Room, roomView: RoomView, userId: string, text: string, input: CommandInput, actor: Actor | null): Promise<CommandResult> {
+    const result = (op: string, speech: EventView | null, action: EventView | null, event: EventView | null = null): CommandResult => ({ kind: 'chat.executecommand', op, speech, action, event, room: roomView });
+    if (text.startsWith('*')) return this.admin(app, room, userId, text, actor, result);
+    if (input.replyto !== undefined && input.replyto !== '') {
+      return result('quote', await this.messages.quote(app, room, input.replyto, userId, { ...input, body: text }), null);
+    }
+    const sender = await this.posting.sender(app, room, userId);
+    if (text.startsWith('/')) {
+      if (!room.enableActions) throw forbidden(`Actions are turned off in room ${room.id}.`);
+      const body = text.slice(1).trim();
+      if (body === '') throw badRequest('An action needs a name after the /.', { command: 'is an empty action' });
+      return result('action', null, await this.posting.post(app, room, sender, { ...input, eventtype: 'action', body }));
+    }
+    return result(input.eventtype, await this.posting.post(app, room, sender, { ...input, body: text }), null);
+  }
+
+  private async admin(app: Application, room: Room, userId: string, text: string, actor: Actor | null, result: (op: string, s: null, a: null, e?: EventView | null) => CommandResult): Promise<CommandResult> {
+    const match = ADMIN.exec(text);
+    if (match === null) throw badRequest('Unknown admin command; use *purge <userid>, *ban <userid> or *restore <userid>.', { command: 'is not an admin command' });
+    const sender = await this.posting.sender(app, room, userId);
+    if (!sender.staff || actor?.role === 'user') throw forbidden('Admin commands need a moderator or admin.');
+    const op = (match[1] as string).toLowerCase();
+    const target = await this.core.users.require(app, match[2] as string);
+    if (op === 'purge') return result('purge', null, null, await this.messages.purge(app, room, target.userId, userId));
+    await this.core.users.setEffect(app, target.userId, 'banned', op === 'ban', undefined);
+    return result(op, null, null);
+  }
+}

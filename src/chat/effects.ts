@@ -1,0 +1,65 @@
+import type { Application } from '../apps/types.js';
+import type { Core } from '../core.js';
+import type { RoomEffectKind } from '../db/schema/chat.js';
+import type { RoomEffect } from './context.js';
+import { deleteEffect, deleteRoomEffects, roomEffects, upsertEffect } from './store/effects.js';
+
+const EFFECTS_CHANGED = 'chat-effects-changed';
+const CACHE_LIMIT = 20_000;
+
+const inForce = (e: RoomEffect, now: number) => e.expires === null || e.expires.getTime() > now;
+
+/**
+ * Room user effects (bounce, mute, shadowban, flag), read on every command: each room's list is
+ * kept in memory and dropped on every node when it changes. Expiry is judged at read time.
+ */
+export class RoomEffects {
+  private readonly cache = new Map<string, Promise<RoomEffect[]>>();
+
+  constructor(private readonly core: Core) {
+    core.bus.onMessage((_appId, message) => {
+      if (message.topic === EFFECTS_CHANGED) this.cache.delete(message.payload as string);
+    });
+  }
+
+  async list(_app: Application, roomId: string): Promise<RoomEffect[]> {
+    let effects = this.cache.get(roomId);
+    if (effects === undefined) {
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      effects = roomEffects(this.core.db, roomId, new Date());
+      this.cache.set(roomId, effects);
+      effects.catch(() => this.cache.delete(roomId));
+    }
+    const now = Date.now();
+    return (await effects).filter((e) => inForce(e, now));
+  }
+
+  async active(app: Application, roomId: string, userId: string): Promise<RoomEffect[]> {
+    return (await this.list(app, roomId)).filter((e) => e.userId === userId);
+  }
+
+  async has(app: Application, roomId: string, userId: string, effect: RoomEffectKind): Promise<boolean> {
+    return (await this.active(app, roomId, userId)).some((e) => e.effect === effect);
+  }
+
+  async set(app: Application, roomId: string, userId: string, effect: RoomEffectKind, options: { expires: Date | null; reason?: string; byUserId?: string | null }): Promise<void> {
+    await upsertEffect(this.core.db, app.id, roomId, userId, effect, options.expires, options.reason ?? '', options.byUserId ?? null);
+    this.changed(app, roomId);
+  }
+
+  async clear(app: Application, roomId: string, userId: string, effect: RoomEffectKind): Promise<boolean> {
+    const gone = await deleteEffect(this.core.db, roomId, userId, effect);
+    this.changed(app, roomId);
+    return gone;
+  }
+
+  async clearRoom(app: Application, roomId: string): Promise<number> {
+    const n = await deleteRoomEffects(this.core.db, roomId);
+    this.changed(app, roomId);
+    return n;
+  }
+
+  private changed(app: Application, roomId: string): void {
+    this.core.bus.publish(app.id, { topic: EFFECTS_CHANGED, payload: roomId });
+  }
+}

@@ -1,0 +1,142 @@
+import type { Application } from '../../apps/types.js';
+import type { Core } from '../../core.js';
+import type { FeedPage, LiveMessage, TopicFeed } from '../../realtime/live.js';
+import type { EventViews } from '../event-views.js';
+import type { Room } from '../context.js';
+import type { RoomDirectory } from '../rooms.js';
+import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
+import { lastSeq } from '../store/rooms.js';
+import type { EventView } from '../views.js';
+import { readUpdatesCursor, updatesCursor } from './cursor.js';
+import { RoomRing, type RingEntry } from './ring.js';
+import { roomOfFeedTopic } from './topics.js';
+
+const RING_CAPACITY = 1000;
+const MAX_RINGS = 1000;
+const RING_RESET = 'chat-ring-reset';
+
+export interface FeedRead {
+  entries: RingEntry[];
+  cursor: string;
+  more: boolean;
+}
+
+const visible = (view: EventView, viewer: string | undefined) => !view.shadowban || (viewer !== undefined && view.userid === viewer);
+
+/**
+ * The polling feed of rooms (`updates`) and its WebSocket resume. Recent events of rooms being
+ * read are held in memory rings, fed by the bus in seq order on every node; the database
+ * answers when a ring cannot (cold room, cursor older than the ring, a hole, another node ahead).
+ */
+export class RoomFeeds implements TopicFeed {
+  private readonly rings = new Map<string, RoomRing>();
+  private readonly loading = new Map<string, Promise<RoomRing>>();
+  /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
+  private readonly checkHead: boolean;
+
+  constructor(
+    private readonly core: Core,
+    private readonly rooms: RoomDirectory,
+    private readonly views: EventViews,
+  ) {
+    this.checkHead = core.bus.kind !== 'memory';
+    core.bus.onMessage((_appId, message) => {
+      if (message.topic === RING_RESET) {
+        this.rings.delete(message.payload as string);
+        return;
+      }
+      const roomId = roomOfFeedTopic(message.topic);
+      if (roomId === undefined) return;
+      const ring = this.rings.get(roomId);
+      const live = message.payload as LiveMessage;
+      if (ring === undefined || live.type !== 'chat.event' || live.seq === undefined) return;
+      ring.add({ seq: live.seq, view: live.data as EventView, cursor: live.cursor as string });
+    });
+  }
+
+  /** After events were removed wholesale (reset, delete all): every node forgets the room's ring. */
+  forget(app: Application, roomId: string): void {
+    this.core.bus.publish(app.id, { topic: RING_RESET, payload: roomId });
+  }
+
+  /** The newest displayable events, oldest first, and the cursor that continues after them. */
+  async latest(app: Application, room: Room, limit: number, viewer: string | undefined): Promise<{ events: EventView[]; cursor: string; more: boolean; oldestSeq: number }> {
+    const head = await lastSeq(this.core.db, room.id);
+    const rows = await feedBefore(this.core.db, room.id, displayable(viewer), head + 1, limit + 1);
+    const more = rows.length > limit;
+    const page = more ? rows.slice(1) : rows;
+    return { events: await this.views.views(app, page), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
+  }
+
+  /** Every feed event after `cursor`, oldest first (non-displayable ones too). */
+  async after(app: Application, room: Room, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
+    const seq = readUpdatesCursor(cursor);
+    const ring = await this.ring(app, room.id);
+    const now = Date.now();
+    const behind = this.checkHead && ring.last < (await lastSeq(this.core.db, room.id));
+    const held = behind || !ring.usable(now) ? undefined : ring.after(seq);
+    if (!ring.usable(now)) this.rings.delete(room.id);
+    if (held === undefined) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
+    if (held.length === 0) return { entries: held, cursor: ring.last > seq ? updatesCursor(ring.last) : cursor, more: false };
+    const entries: RingEntry[] = [];
+    let examined = seq;
+    for (const entry of held) {
+      if (entries.length === limit) return { entries, cursor: updatesCursor(examined), more: true };
+      examined = entry.seq;
+      if (visible(entry.view, viewer)) entries.push(entry);
+    }
+    return { entries, cursor: ring.last === seq ? cursor : updatesCursor(ring.last), more: false };
+  }
+
+  async assertExists(app: Application, id: string): Promise<void> {
+    await this.rooms.require(app, id);
+  }
+
+  async since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage> {
+    const room = await this.rooms.require(app, id);
+    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.core.db, room.id)) };
+    const read = await this.after(app, room, cursor, limit, undefined);
+    return { items: read.entries.map((e) => ({ type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor })), cursor: read.cursor };
+  }
+
+  private async fromDb(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
+    const slice = await feedAfter(this.core.db, roomId, seq, limit + 1, viewer);
+    const more = slice.events.length > limit;
+    const rows = more ? slice.events.slice(0, limit) : slice.events;
+    const views = await this.views.views(app, rows);
+    const entries = rows.map((r, i) => ({ seq: r.seq as number, view: views[i] as EventView, cursor: updatesCursor(r.seq as number) }));
+    const end = more ? (entries.at(-1) as RingEntry).seq : slice.lastSeq;
+    return { entries, cursor: end === seq ? cursor : updatesCursor(end), more };
+  }
+
+  private async ring(app: Application, roomId: string): Promise<RoomRing> {
+    const ring = this.rings.get(roomId);
+    if (ring !== undefined) return ring;
+    let pending = this.loading.get(roomId);
+    if (pending === undefined) {
+      pending = this.load(app, roomId).finally(() => this.loading.delete(roomId));
+      this.loading.set(roomId, pending);
+    }
+    return pending;
+  }
+
+  private async load(app: Application, roomId: string): Promise<RoomRing> {
+    const ring = new RoomRing(RING_CAPACITY);
+    // Registered before reading, so events published meanwhile wait in the ring.
+    if (this.rings.size >= MAX_RINGS) this.rings.delete(this.rings.keys().next().value as string);
+    this.rings.set(roomId, ring);
+    try {
+      const tail = await feedTail(this.core.db, roomId, RING_CAPACITY);
+      const views = await this.views.views(app, tail.events);
+      ring.loaded(
+        tail.lastSeq,
+        Math.max(0, tail.lastSeq - RING_CAPACITY),
+        tail.events.map((r, i) => ({ seq: r.seq as number, view: views[i] as EventView, cursor: updatesCursor(r.seq as number) })),
+      );
+      return ring;
+    } catch (err) {
+      this.rings.delete(roomId);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import { topicName } from '../../realtime/live.js';
+
+/**
+ * Bus topics that carry a room's feed. Shadow-banned events go on a topic of their own: every
+ * node's memory ring takes them in (the feed has no holes), while the WebSocket hub, which only
+ * forwards `room:` topics, never shows them to other subscribers.
+ */
+const SHADOW = 'chat-shadow:';
+
+export const feedTopic = (roomId: string, shadowban: boolean) => (shadowban ? `${SHADOW}${roomId}` : topicName('room', roomId));
+
+/** The room a feed topic belongs to, or undefined for other topics. */
+export function roomOfFeedTopic(topic: string): string | undefined {
+  const room = topicName('room', '');
+  if (topic.startsWith(room)) return topic.slice(room.length);
+  if (topic.startsWith(SHADOW)) return topic.slice(SHADOW.length);
+  return undefined;
+}

@@ -1,0 +1,135 @@
+import type { Application } from '../apps/types.js';
+import type { Core } from '../core.js';
+import { notFound } from '../http/errors.js';
+import type { Room } from './context.js';
+import type { RoomDirectory } from './rooms.js';
+import { addInRoom } from './store/rooms.js';
+import * as store from './store/participants.js';
+
+const LEFT = 'chat-participant-left';
+const SWEEP_BATCH = 1000;
+/** Membership is remembered for this many rooms; beyond, the memory starts over (reads fall back to the database). */
+const ROOMS_REMEMBERED = 20_000;
+
+export interface Expired {
+  app: Application;
+  room: Room;
+  userId: string;
+}
+
+/**
+ * Who is in which room. Sessions live in chat_participants; commands check membership against
+ * a per-room memory set (positive entries only, dropped on every node when a user leaves).
+ * Activity from commands is remembered and written in bulk by the sweep, which also expires
+ * idle sessions of rooms with enableautoexpiresessions.
+ */
+export class Participation {
+  private readonly joined = new Map<string, Set<string>>();
+  private activity = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly core: Core,
+    private readonly rooms: RoomDirectory,
+  ) {
+    core.bus.onMessage((_appId, message) => {
+      if (message.topic !== LEFT) return;
+      const [roomId, userId] = message.payload as [string, string];
+      this.joined.get(roomId)?.delete(userId);
+    });
+  }
+
+  /** Starts or refreshes the session and the subscription; `entered` when the user was not in the room. */
+  async join(app: Application, room: Room, userId: string): Promise<{ entered: boolean; subscription: store.Subscription }> {
+    const now = new Date();
+    const result = await this.core.db.transaction(async (tx) => {
+      const entered = await store.upsertParticipant(tx, app.id, room.id, userId, now);
+      const subscription = await store.upsertSubscription(tx, app.id, room.id, userId, now);
+      if (entered) await addInRoom(tx, room.id, 1);
+      return { entered, subscription };
+    });
+    this.remember(room.id, userId);
+    if (result.entered) this.rooms.changed(app, room.id);
+    return result;
+  }
+
+  /** Ends the session and the subscription; true when the user was in the room. */
+  async leave(app: Application, room: Room, userId: string): Promise<boolean> {
+    const left = await this.core.db.transaction(async (tx) => {
+      const gone = await store.deleteParticipant(tx, room.id, userId);
+      await store.deleteSubscription(tx, room.id, userId);
+      if (gone) await addInRoom(tx, room.id, -1);
+      return gone;
+    });
+    this.forget(app, room.id, userId);
+    return left;
+  }
+
+  async touch(app: Application, room: Room, userId: string): Promise<store.Subscription> {
+    if (!(await this.isJoined(app, room.id, userId))) throw notFound(`User ${userId} is not in room ${room.id}.`);
+    const now = new Date();
+    return this.core.db.transaction(async (tx) => {
+      await store.upsertParticipant(tx, app.id, room.id, userId, now);
+      return store.upsertSubscription(tx, app.id, room.id, userId, now);
+    });
+  }
+
+  async isJoined(_app: Application, roomId: string, userId: string): Promise<boolean> {
+    if (this.joined.get(roomId)?.has(userId) === true) return true;
+    const found = await store.findParticipant(this.core.db, roomId, userId);
+    if (found !== undefined) this.remember(roomId, userId);
+    return found !== undefined;
+  }
+
+  /** A command counts as activity: the session is refreshed at the next sweep. */
+  noteActivity(roomId: string, userId: string): void {
+    let users = this.activity.get(roomId);
+    if (users === undefined) {
+      users = new Set();
+      this.activity.set(roomId, users);
+    }
+    users.add(userId);
+  }
+
+  /** Writes remembered activity, then removes sessions idle for longer than `idleSeconds`. */
+  async sweep(idleSeconds: number): Promise<Expired[]> {
+    const activity = this.activity;
+    this.activity = new Map();
+    const now = new Date();
+    await store.touchParticipants(
+      this.core.db,
+      [...activity].flatMap(([roomId, users]) => [...users].map((userId) => ({ roomId, userId }))),
+      now,
+    );
+    const expired = await this.core.db.transaction(async (tx) => {
+      const gone = await store.expireIdle(tx, new Date(now.getTime() - idleSeconds * 1000), SWEEP_BATCH);
+      const perRoom = new Map<string, number>();
+      for (const g of gone) perRoom.set(g.roomId, (perRoom.get(g.roomId) ?? 0) + 1);
+      for (const [roomId, n] of perRoom) await addInRoom(tx, roomId, -n);
+      return gone;
+    });
+    const out: Expired[] = [];
+    for (const e of expired) {
+      const app = await this.core.apps.get(e.appId);
+      const room = app === undefined ? undefined : await this.rooms.get(app, e.roomId);
+      if (app === undefined || room === undefined) continue;
+      this.forget(app, e.roomId, e.userId);
+      out.push({ app, room, userId: e.userId });
+    }
+    return out;
+  }
+
+  private remember(roomId: string, userId: string): void {
+    let users = this.joined.get(roomId);
+    if (users === undefined) {
+      if (this.joined.size >= ROOMS_REMEMBERED) this.joined.clear();
+      users = new Set();
+      this.joined.set(roomId, users);
+    }
+    users.add(userId);
+  }
+
+  private forget(app: Application, roomId: string, userId: string): void {
+    this.core.bus.publish(app.id, { topic: LEFT, payload: [roomId, userId] });
+    this.rooms.changed(app, roomId);
+  }
+}

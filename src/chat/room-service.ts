@@ -1,0 +1,123 @@
+import type { Application } from '../apps/types.js';
+import type { Core } from '../core.js';
+import { conflict, forbidden } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { effectActive, type UserInput } from '../users/types.js';
+import type { EventView, Room } from './context.js';
+import type { RoomEffects } from './effects.js';
+import type { RoomFeeds } from './feed/feed.js';
+import type { Participation } from './participants.js';
+import type { Posting } from './posting.js';
+import type { RoomDirectory } from './rooms.js';
+import type { RoomBody } from './schemas.js';
+import { deleteRoomEvents } from './store/events.js';
+import { deleteRoomPeople, isAllowed, setPermission } from './store/participants.js';
+import { deleteRoom, insertRoom, updateRoom, type RoomPatch } from './store/rooms.js';
+
+const UNIQUE_VIOLATION = '23505';
+const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === UNIQUE_VIOLATION || (err as { cause?: { code?: string } } | null)?.cause?.code === UNIQUE_VIOLATION;
+
+function patchOf(body: RoomBody): RoomPatch {
+  const p: RoomPatch = {};
+  if (body.name !== undefined) p.name = body.name;
+  if (body.description !== undefined) p.description = body.description;
+  if (body.pictureurl !== undefined) p.pictureUrl = body.pictureurl;
+  if (body.moderation !== undefined) p.moderation = body.moderation;
+  if (body.enableactions !== undefined) p.enableActions = body.enableactions;
+  if (body.enableenterandexit !== undefined) p.enableEnterAndExit = body.enableenterandexit;
+  if (body.enableprofanityfilter !== undefined) p.enableProfanityFilter = body.enableprofanityfilter;
+  if (body.enableautoexpiresessions !== undefined) p.enableAutoExpireSessions = body.enableautoexpiresessions;
+  if (body.delaymessageseconds !== undefined) p.delayMessageSeconds = body.delaymessageseconds;
+  if (body.roomisopen !== undefined) p.open = body.roomisopen;
+  if (body.maxreports !== undefined) p.maxReports = body.maxreports;
+  if (body.customid !== undefined) p.customId = body.customid === '' ? null : body.customid;
+  if (body.customtype !== undefined) p.customType = body.customtype;
+  if (body.custompayload !== undefined) p.customPayload = body.custompayload;
+  if (body.customfield1 !== undefined) p.customField1 = body.customfield1;
+  if (body.customfield2 !== undefined) p.customField2 = body.customfield2;
+  if (body.customtags !== undefined) p.customTags = body.customtags;
+  if (body.private !== undefined) p.private = body.private;
+  if (body.ownerid !== undefined) p.ownerId = body.ownerid === '' ? null : body.ownerid;
+  return p;
+}
+
+async function unique<T>(customId: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`The customid ${customId ?? ''} is already used by another room.`, { customid: 'is already in use' });
+    throw err;
+  }
+}
+
+/** Room lifecycle (create, update, open/close, delete, reset) and joining/leaving. */
+export class RoomService {
+  constructor(
+    private readonly core: Core,
+    private readonly rooms: RoomDirectory,
+    private readonly effects: RoomEffects,
+    private readonly participation: Participation,
+    private readonly posting: Posting,
+    private readonly feeds: RoomFeeds,
+  ) {}
+
+  async create(app: Application, body: RoomBody & { name: string }): Promise<Room> {
+    const patch = patchOf(body);
+    return unique(patch.customId, () => insertRoom(this.core.db, { ...patch, name: body.name, id: newId(), appId: app.id }));
+  }
+
+  /** Applies the create body; opening or closing emits `roomopened` / `roomclosed`. */
+  async update(app: Application, room: Room, body: RoomBody): Promise<Room> {
+    const patch = patchOf(body);
+    const updated = await unique(patch.customId, async () => (await updateRoom(this.core.db, app.id, room.id, patch)) ?? room);
+    this.rooms.changed(app, room.id);
+    if (updated.open !== room.open) await this.posting.system(app, updated, { eventtype: updated.open ? 'roomopened' : 'roomclosed', userid: null });
+    return updated;
+  }
+
+  async delete(app: Application, room: Room): Promise<{ room: Room; deletedEvents: number }> {
+    const deletedEvents = await this.core.db.transaction(async (tx) => {
+      const n = await deleteRoomEvents(tx, room.id);
+      await deleteRoomPeople(tx, room.id);
+      await deleteRoom(tx, app.id, room.id);
+      return n;
+    });
+    await this.effects.clearRoom(app, room.id);
+    this.rooms.changed(app, room.id);
+    this.feeds.forget(app, room.id);
+    return { room, deletedEvents };
+  }
+
+  /** Removes every event (and with `removeEffects` the room's user effects). The feed's seq keeps counting. */
+  async reset(app: Application, room: Room, removeEffects: boolean): Promise<{ deletedEvents: number; removedEffects: number }> {
+    const deletedEvents = await deleteRoomEvents(this.core.db, room.id);
+    const removedEffects = removeEffects ? await this.effects.clearRoom(app, room.id) : 0;
+    this.feeds.forget(app, room.id);
+    this.rooms.changed(app, room.id);
+    return { deletedEvents, removedEffects };
+  }
+
+  async join(app: Application, room: Room, input: UserInput) {
+    const existing = await this.core.users.get(app, input.userid);
+    if (existing !== undefined && effectActive(existing.banned, existing.bannedUntil)) throw forbidden(`User ${input.userid} is banned.`);
+    if (existing !== undefined && (await this.effects.has(app, room.id, input.userid, 'bounce'))) {
+      throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
+    }
+    if (room.private && !(await isAllowed(this.core.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
+    const user = await this.core.users.ensure(app, input, { requireDisplayName: false, onHandleTaken: 'variant' });
+    const { entered, subscription } = await this.participation.join(app, room, user.userId);
+    if (entered && room.enableEnterAndExit) await this.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
+    return { user, subscription };
+  }
+
+  async exit(app: Application, room: Room, userId: string): Promise<EventView | null> {
+    await this.core.users.require(app, userId);
+    const left = await this.participation.leave(app, room, userId);
+    if (left && room.enableEnterAndExit) return this.posting.system(app, room, { eventtype: 'exit', userid: userId });
+    return null;
+  }
+
+  async setPermission(app: Application, room: Room, userId: string, allow: boolean): Promise<void> {
+    await setPermission(this.core.db, app.id, room.id, userId, allow);
+  }
+}

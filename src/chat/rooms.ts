@@ -1,0 +1,74 @@
+import type { Application } from '../apps/types.js';
+import type { Core } from '../core.js';
+import { notFound } from '../http/errors.js';
+import type { Room } from './context.js';
+import { findRoom, findRoomByCustomId } from './store/rooms.js';
+import { roomView, type RoomView } from './views.js';
+
+const ROOM_CHANGED = 'chat-room-changed';
+const CACHE_LIMIT = 20_000;
+
+interface Cached {
+  room: Room;
+  view: RoomView;
+  /** The view as JSON, for responses assembled from cached parts. */
+  json: string;
+}
+
+/**
+ * Rooms as the hot paths read them: from memory, dropped on every node when changed. The cached
+ * row's counters (lastSeq, inRoom, lastMessageAt) may lag; reads that show them go to the database.
+ */
+export class RoomDirectory {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly core: Core) {
+    core.bus.onMessage((_appId, message) => {
+      if (message.topic === ROOM_CHANGED) this.cache.delete(message.payload as string);
+    });
+  }
+
+  /** The room from memory when known (hot paths). */
+  async cached(app: Application, roomId: string): Promise<Cached> {
+    const hit = this.cache.get(roomId);
+    if (hit !== undefined && hit.room.appId === app.id) return hit;
+    return this.remember(await this.fresh(app, roomId));
+  }
+
+  async get(app: Application, roomId: string): Promise<Room | undefined> {
+    const hit = this.cache.get(roomId);
+    if (hit !== undefined && hit.room.appId === app.id) return hit.room;
+    const room = await findRoom(this.core.db, app.id, roomId);
+    if (room !== undefined) this.remember(room);
+    return room;
+  }
+
+  async require(app: Application, roomId: string): Promise<Room> {
+    return (await this.cached(app, roomId)).room;
+  }
+
+  /** Read from the database, for responses that show the counters. */
+  async fresh(app: Application, roomId: string): Promise<Room> {
+    const room = await findRoom(this.core.db, app.id, roomId);
+    if (room === undefined) throw notFound(`Room ${roomId} not found.`);
+    return room;
+  }
+
+  async byCustomId(app: Application, customId: string): Promise<Room> {
+    const room = await findRoomByCustomId(this.core.db, app.id, customId);
+    if (room === undefined) throw notFound(`Room with customid ${customId} not found.`);
+    return room;
+  }
+
+  changed(app: Application, roomId: string): void {
+    this.core.bus.publish(app.id, { topic: ROOM_CHANGED, payload: roomId });
+  }
+
+  private remember(room: Room): Cached {
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    const view = roomView(room);
+    const entry = { room, view, json: JSON.stringify(view) };
+    this.cache.set(room.id, entry);
+    return entry;
+  }
+}

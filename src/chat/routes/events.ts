@@ -1,0 +1,99 @@
+import type { Core } from '../../core.js';
+import { assertActingAs } from '../../http/auth.js';
+import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
+import type { Chat } from '../chat.js';
+import { Command, DeleteEvent, Edit, Message, React, SetDeleted } from '../schemas.js';
+
+const param = (params: Record<string, string>, name: string) => params[name] as string;
+const isStaff = (ctx: RequestContext) => ctx.actor !== null && ctx.actor.role !== 'user';
+
+/** Posting and changing events: command, reply, quote, react, edit, delete; reading one. */
+export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
+  const { rooms, commands, messages, reactions, views } = chat;
+  return [
+    route({
+      method: 'POST',
+      path: 'chat/rooms/:roomid/command',
+      body: Command,
+      handler: async (ctx) => {
+        const { command, userid, ...input } = ctx.body;
+        assertActingAs(ctx, userid);
+        const { room, view } = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await commands.execute(ctx.app, room, view, userid, command, input, ctx.actor));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: 'chat/rooms/:roomid/events/:eventid/reply',
+      body: Message,
+      handler: async (ctx) => {
+        const { userid, ...input } = ctx.body;
+        assertActingAs(ctx, userid);
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await messages.reply(ctx.app, room, param(ctx.params, 'eventid'), userid, input));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: 'chat/rooms/:roomid/events/:eventid/quote',
+      body: Message,
+      handler: async (ctx) => {
+        const { userid, ...input } = ctx.body;
+        assertActingAs(ctx, userid);
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await messages.quote(ctx.app, room, param(ctx.params, 'eventid'), userid, input));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: 'chat/rooms/:roomid/events/:eventid/react',
+      body: React,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await reactions.react(ctx.app, room, param(ctx.params, 'eventid'), ctx.body.userid, ctx.body.reaction, ctx.body.reacted));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: 'chat/rooms/:roomid/events/:eventid',
+      body: Edit,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await messages.edit(ctx.app, room, param(ctx.params, 'eventid'), ctx.body.userid, ctx.body.body), 'Event edited.');
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: 'chat/rooms/:roomid/events/:eventid/setdeleted',
+      query: SetDeleted,
+      handler: async (ctx) => {
+        const q = ctx.query;
+        assertActingAs(ctx, q.userid);
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await messages.setDeleted(ctx.app, room, param(ctx.params, 'eventid'), q.userid, q.deleted, q.permanentifnoreplies, isStaff(ctx)), 'The deleted flag was updated.');
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: 'chat/rooms/:roomid/events/:eventid',
+      query: DeleteEvent,
+      handler: async (ctx) => {
+        // A plain user's token deletes as that user; an API token alone acts for the trusted backend.
+        const userid = ctx.query.userid || (ctx.actor?.role === 'user' ? ctx.actor.userid : undefined);
+        if (userid !== undefined) assertActingAs(ctx, userid);
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await messages.deletePermanently(ctx.app, room, param(ctx.params, 'eventid'), userid, isStaff(ctx)), 'Event deleted.');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'chat/rooms/:roomid/events/:eventid',
+      handler: async (ctx) => {
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await views.view(ctx.app, await messages.require(ctx.app, room.id, param(ctx.params, 'eventid'))));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,205 @@
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { rows, type Queryable } from '../../db/client.js';
+import { chatEvents } from '../../db/schema/chat.js';
+import { lastSeq } from './rooms.js';
+import type { ChatEvent } from '../context.js';
+import { DISPLAYABLE_TYPES } from '../views.js';
+
+type NewEvent = typeof chatEvents.$inferInsert;
+export type EventPatch = Partial<Omit<NewEvent, 'id' | 'appId' | 'roomId' | 'seq'>>;
+
+export async function findEvent(q: Queryable, appId: string, roomId: string, id: string): Promise<ChatEvent | undefined> {
+  const [row] = await q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.appId, appId), eq(chatEvents.roomId, roomId), eq(chatEvents.id, id)));
+  return row;
+}
+
+export async function findEventsById(q: Queryable, ids: string[]): Promise<ChatEvent[]> {
+  if (ids.length === 0) return [];
+  return q.select().from(chatEvents).where(inArray(chatEvents.id, ids));
+}
+
+export async function updateEvent(q: Queryable, id: string, patch: EventPatch): Promise<ChatEvent | undefined> {
+  const [row] = await q
+    .update(chatEvents)
+    .set({ ...patch, whenModified: new Date() })
+    .where(eq(chatEvents.id, id))
+    .returning();
+  return row;
+}
+
+export async function deleteEvent(q: Queryable, id: string): Promise<boolean> {
+  const gone = await q.delete(chatEvents).where(eq(chatEvents.id, id)).returning({ id: chatEvents.id });
+  return gone.length > 0;
+}
+
+/** Locks the waiting (seq null) events among `ids`, oldest first. */
+export async function lockWaiting(q: Queryable, roomId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await rows<{ id: string }>(
+    q,
+    sql`select id from chat_events where room_id = ${roomId} and seq is null and id in ${ids} order by id for update`,
+  );
+  return found.map((r) => r.id);
+}
+
+/** Gives the events their feed positions and clears their release time. */
+export async function assignSeqs(q: Queryable, assigned: { id: string; seq: number }[]): Promise<ChatEvent[]> {
+  if (assigned.length === 0) return [];
+  const values = sql.join(
+    assigned.map((a) => sql`(${a.id}::text, ${a.seq}::bigint)`),
+    sql`, `,
+  );
+  await q.execute(sql`update chat_events e set seq = v.seq, release_at = null from (values ${values}) as v(id, seq) where e.id = v.id`);
+  return findEventsById(
+    q,
+    assigned.map((a) => a.id),
+  );
+}
+
+export interface FeedSlice {
+  lastSeq: number;
+  events: ChatEvent[];
+}
+
+/**
+ * Events after `afterSeq` up to the room's committed last seq. The head is read first: every
+ * event at or below it committed with it, so the second read sees them all. Shadow-banned events of others than `viewer` are left out.
+ */
+export async function feedAfter(q: Queryable, roomId: string, afterSeq: number, limit: number, viewer: string | undefined): Promise<FeedSlice> {
+  const last = await lastSeq(q, roomId);
+  if (last <= afterSeq) return { lastSeq: last, events: [] };
+  const events = await q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), gt(chatEvents.seq, afterSeq), lte(chatEvents.seq, last), visibleTo(viewer)))
+    .orderBy(asc(chatEvents.seq))
+    .limit(limit);
+  return { lastSeq: last, events };
+}
+
+/** The newest `count` feed events up to the room's last seq (for a memory ring), oldest first. */
+export async function feedTail(q: Queryable, roomId: string, count: number): Promise<FeedSlice> {
+  const last = await lastSeq(q, roomId);
+  const events = await q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), gt(chatEvents.seq, last - count), lte(chatEvents.seq, last)))
+    .orderBy(asc(chatEvents.seq));
+  return { lastSeq: last, events };
+}
+
+const visibleTo = (viewer: string | undefined) => (viewer === undefined ? eq(chatEvents.shadowban, false) : or(eq(chatEvents.shadowban, false), eq(chatEvents.userId, viewer)));
+
+/** Displayable events (api-surface.md) as a SQL condition. */
+export const displayable = (viewer: string | undefined) =>
+  and(
+    inArray(chatEvents.eventType, [...DISPLAYABLE_TYPES]),
+    eq(chatEvents.active, true),
+    eq(chatEvents.deleted, false),
+    isNotNull(chatEvents.seq),
+    ne(chatEvents.moderation, 'rejected'),
+    visibleTo(viewer),
+  );
+
+/** Feed events matching `where`, newest `limit` before `beforeSeq` (0: from the newest), returned oldest first. */
+export async function feedBefore(q: Queryable, roomId: string, where: SQL | undefined, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
+  const found = await q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), where, beforeSeq > 0 ? lt(chatEvents.seq, beforeSeq) : isNotNull(chatEvents.seq)))
+    .orderBy(desc(chatEvents.seq))
+    .limit(limit);
+  return found.reverse();
+}
+
+/** Every stored event of the room (waiting ones too), newest `limit` before id `beforeId`, oldest first. */
+export async function historyBefore(q: Queryable, roomId: string, beforeId: string, limit: number): Promise<ChatEvent[]> {
+  const found = await q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), beforeId === '' ? undefined : lt(chatEvents.id, beforeId)))
+    .orderBy(desc(chatEvents.id))
+    .limit(limit);
+  return found.reverse();
+}
+
+/** Displayable events around a timestamp: `older` before it (newest of them) and `newer` from it on. */
+export async function aroundTs(q: Queryable, roomId: string, ts: number, older: number, newer: number, viewer: string | undefined): Promise<{ older: ChatEvent[]; newer: ChatEvent[] }> {
+  const base = and(eq(chatEvents.roomId, roomId), displayable(viewer));
+  const [before, after] = await Promise.all([
+    older === 0 ? [] : q.select().from(chatEvents).where(and(base, lt(chatEvents.ts, ts))).orderBy(desc(chatEvents.ts), desc(chatEvents.seq)).limit(older),
+    newer === 0 ? [] : q.select().from(chatEvents).where(and(base, sql`${chatEvents.ts} >= ${ts}`)).orderBy(asc(chatEvents.ts), asc(chatEvents.seq)).limit(newer),
+  ]);
+  return { older: before.reverse(), newer: after };
+}
+
+export interface SearchFilter {
+  roomId: string | undefined;
+  userId: string | undefined;
+  handlePool: { pool: string; handle: string } | undefined;
+  body: string | undefined;
+  types: string[] | undefined;
+}
+
+/** searchevents: displayable events of the app, keyset-paged by id in either direction. */
+export async function searchEvents(q: Queryable, appId: string, f: SearchFilter, cursorId: string, forward: boolean, limit: number): Promise<ChatEvent[]> {
+  const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return q
+    .select()
+    .from(chatEvents)
+    .where(
+      and(
+        eq(chatEvents.appId, appId),
+        displayable(undefined),
+        f.roomId === undefined ? undefined : eq(chatEvents.roomId, f.roomId),
+        f.userId === undefined ? undefined : eq(chatEvents.userId, f.userId),
+        f.handlePool === undefined
+          ? undefined
+          : sql`${chatEvents.userId} in (select user_id from users where pool = ${f.handlePool.pool} and handle_lower = ${f.handlePool.handle.toLowerCase()})`,
+        f.body === undefined ? undefined : sql`${chatEvents.body} ilike ${like(f.body)}`,
+        f.types === undefined ? undefined : inArray(chatEvents.eventType, f.types),
+        cursorId === '' ? undefined : forward ? gt(chatEvents.id, cursorId) : lt(chatEvents.id, cursorId),
+      ),
+    )
+    .orderBy(forward ? asc(chatEvents.id) : desc(chatEvents.id))
+    .limit(limit);
+}
+
+export async function deleteRoomEvents(q: Queryable, roomId: string): Promise<number> {
+  const gone = await q.delete(chatEvents).where(eq(chatEvents.roomId, roomId)).returning({ id: chatEvents.id });
+  return gone.length;
+}
+
+/** Removes a user's events in a room (or in every room of the app when roomId is undefined); returns the rooms touched. */
+export async function deleteUserEvents(q: Queryable, appId: string, userId: string, roomId: string | undefined): Promise<string[]> {
+  const gone = await q
+    .delete(chatEvents)
+    .where(and(eq(chatEvents.appId, appId), eq(chatEvents.userId, userId), roomId === undefined ? undefined : eq(chatEvents.roomId, roomId)))
+    .returning({ roomId: chatEvents.roomId });
+  return [...new Set(gone.map((g) => g.roomId))];
+}
+
+export async function hasReplies(q: Queryable, id: string): Promise<boolean> {
+  const [row] = await q.select({ id: chatEvents.id }).from(chatEvents).where(eq(chatEvents.parentId, id)).limit(1);
+  return row !== undefined;
+}
+
+/** Delayed events whose release time has passed, per room (for the release sweep). */
+export async function dueForRelease(q: Queryable, now: Date): Promise<{ appId: string; roomId: string; id: string }[]> {
+  return q
+    .select({ appId: chatEvents.appId, roomId: chatEvents.roomId, id: chatEvents.id })
+    .from(chatEvents)
+    .where(and(isNull(chatEvents.seq), isNotNull(chatEvents.releaseAt), lte(chatEvents.releaseAt, now), eq(chatEvents.moderation, 'na')))
+    .limit(1000);
+}
+
+export async function roomsWithUserEvents(q: Queryable, appId: string, userId: string): Promise<string[]> {
+  const found = await q
+    .selectDistinct({ roomId: chatEvents.roomId })
+    .from(chatEvents)
+    .where(and(eq(chatEvents.appId, appId), eq(chatEvents.userId, userId)));
+  return found.map((r) => r.roomId);
+}

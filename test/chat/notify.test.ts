@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { newApp, uid } from '../helpers/api.js';
+import { join, makeRoom, say } from './helpers.js';
+
+interface Notification {
+  notificationtype: string;
+  eventtype: string;
+  fromuserid: string;
+  chatroomid: string;
+}
+
+/** Published chat events reach the publish hooks with their notify targets; the notifications area shows them. */
+describe('chat events notify the users they concern', () => {
+  it('notifies the author replied to, quoted and reacted to, and mentioned handles; never the actor', async () => {
+    const { api } = await newApp();
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const handle = uid('star');
+    const alice = (await join(api, room.id, uid('alice'), { handle })).user.userid as string;
+    const bob = (await join(api, room.id)).user.userid as string;
+    const original = (await say(api, room.id, alice, 'first')).speech;
+    expect((await api.post(`chat/rooms/${room.id}/events/${original.id}/reply`, { userid: bob, body: 'reply' })).status).toBe(200);
+    expect((await api.post(`chat/rooms/${room.id}/events/${original.id}/quote`, { userid: bob, body: 'quote' })).status).toBe(200);
+    expect((await api.post(`chat/rooms/${room.id}/events/${original.id}/react`, { userid: bob, reaction: 'like', reacted: true })).status).toBe(200);
+    await say(api, room.id, bob, `hey @${handle}`);
+    await api.post(`chat/rooms/${room.id}/events/${original.id}/react`, { userid: alice, reaction: 'like', reacted: true });
+    let types: string[] = [];
+    const deadline = Date.now() + 5000;
+    while (types.length < 4 && Date.now() < deadline) {
+      const res = await api.get(`user/users/${alice}/notification/listnotifications?limit=50&includeread=true`);
+      expect(res.status).toBe(200);
+      const list = res.body.data.notifications as Notification[];
+      expect(list.every((n) => n.fromuserid === bob && n.chatroomid === room.id)).toBe(true);
+      types = list.map((n) => n.eventtype).sort();
+      if (types.length < 4) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(types).toEqual(['chatquote', 'chatreaction', 'chatreply', 'chatspeech']);
+  });
+});

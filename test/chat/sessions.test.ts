@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { drain, join, makeRoom, say } from './helpers.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('idle sessions expire (SESSION_IDLE_SECONDS=2)', () => {
+  let server: SpawnedServer;
+  let t: TestApp;
+  beforeAll(async () => {
+    server = await spawnServer({ SESSION_IDLE_SECONDS: '2' });
+    t = await newApp({}, server.url);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('removes idle users with an exit event; touch and commands keep sessions alive; the switch turns it off', async () => {
+    const room = await makeRoom(t.api);
+    const keepOn = await makeRoom(t.api, { enableautoexpiresessions: false });
+    const idle = await join(t.api, room.id);
+    const toucher = await join(t.api, room.id);
+    const talker = await join(t.api, room.id);
+    const stays = await join(t.api, keepOn.id);
+    const deadline = Date.now() + 4500;
+    while (Date.now() < deadline) {
+      expect((await t.api.post(`chat/rooms/${room.id}/sessions/${toucher.user.userid}/touch`)).status).toBe(200);
+      await say(t.api, room.id, talker.user.userid, 'still here');
+      await sleep(500);
+    }
+    const refused = await t.api.post(`chat/rooms/${room.id}/command`, { userid: idle.user.userid, command: 'am I here?' });
+    expect(refused.status).toBe(403);
+    const seen = await drain(t.api, room.id, idle.eventscursor.cursor);
+    expect(seen.events.filter((e) => e.eventtype === 'exit').map((e) => e.userid)).toEqual([idle.user.userid]);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(2);
+    await say(t.api, room.id, toucher.user.userid, 'alive');
+    await say(t.api, keepOn.id, stays.user.userid, 'never expires');
+  }, 20_000);
+});
+
+describe('subscriptions persist across restarts', () => {
+  const dataDir = mkdtempSync(joinPath(tmpdir(), 'chat-persist-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('lists the same subscriptions and keeps the feed after the server restarts', async () => {
+    let server = await spawnServer({ DATA_DIR: dataDir });
+    const t = await newApp({}, server.url);
+    const userid = uid('p');
+    const room = await makeRoom(t.api, { enableenterandexit: false });
+    const joined = await join(t.api, room.id, userid);
+    await say(t.api, room.id, userid, 'before restart');
+    await server.stop();
+    server = await spawnServer({ DATA_DIR: dataDir });
+    try {
+      const api = new Client(server.url, t.appid, t.token);
+      const subs = await api.get(`chat/user/${userid}/subscriptions`);
+      expect(subs.body.data.subscriptions.map((s: { roomid: string }) => s.roomid)).toEqual([room.id]);
+      await say(api, room.id, userid, 'after restart');
+      expect((await drain(api, room.id, joined.eventscursor.cursor)).events.map((e) => e.body)).toEqual(['before restart', 'after restart']);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
