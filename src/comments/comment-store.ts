@@ -1,0 +1,138 @@
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+import { commentReactions, commentReports, comments, commentVotes } from '../db/schema/comments.js';
+import type { Settable } from './conversation-store.js';
+import { countSql, tallySql } from './tally.js';
+import type { Comment } from './views.js';
+
+export type CommentRow = typeof comments.$inferInsert;
+export type CommentPatch = Partial<Omit<CommentRow, 'id' | 'appId' | 'conversationKey'>>;
+
+export async function findComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {
+  const [row] = await q
+    .select()
+    .from(comments)
+    .where(and(eq(comments.conversationKey, conversationKey), eq(comments.id, id)));
+  return row;
+}
+
+export async function findCommentInApp(q: Queryable, appId: string, id: string): Promise<Comment | undefined> {
+  const [row] = await q
+    .select()
+    .from(comments)
+    .where(and(eq(comments.appId, appId), eq(comments.id, id)));
+  return row;
+}
+
+/** Locks the comment row for the rest of the transaction, so changes to it apply one at a time. */
+export async function lockComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {
+  const [row] = await q
+    .select()
+    .from(comments)
+    .where(and(eq(comments.conversationKey, conversationKey), eq(comments.id, id)))
+    .for('update');
+  return row;
+}
+
+export async function insertComments(q: Queryable, rows: CommentRow[]): Promise<void> {
+  await q.insert(comments).values(rows);
+}
+
+export async function updateComment(q: Queryable, id: string, patch: Settable<CommentPatch>): Promise<Comment | undefined> {
+  const [row] = await q.update(comments).set(patch).where(eq(comments.id, id)).returning();
+  return row;
+}
+
+/** `active` after an undelete: shown unless moderation holds it back (computed on the row, so a concurrent decision counts). */
+export const activeUnlessHeld = sql<boolean>`${comments.moderation} in ('na', 'approved')`;
+
+/** Settles a queued comment (pending or flagged); undefined when it was not (or no longer) in the queue. */
+export async function settleQueued(q: Queryable, id: string, approve: boolean, now: Date): Promise<Comment | undefined> {
+  const [row] = await q
+    .update(comments)
+    .set({ moderation: approve ? 'approved' : 'rejected', active: approve ? sql`not ${comments.deleted}` : false, modified: now })
+    .where(and(eq(comments.id, id), sql`${comments.moderation} in ('pending', 'flagged')`))
+    .returning();
+  return row;
+}
+
+/** Adds delta to a comment's replycount; false when the comment is gone. */
+export async function adjustReplyCount(q: Queryable, conversationKey: string, id: string, delta: number): Promise<boolean> {
+  const found = await q
+    .update(comments)
+    .set({ replyCount: sql`${comments.replyCount} + ${delta}` })
+    .where(and(eq(comments.conversationKey, conversationKey), eq(comments.id, id)))
+    .returning({ id: comments.id });
+  return found.length > 0;
+}
+
+/** Removes a comment and every reply below it; returns how many rows went. */
+export async function deleteSubtree(q: Queryable, conversationKey: string, id: string): Promise<number> {
+  const removed = await q
+    .delete(comments)
+    .where(and(eq(comments.conversationKey, conversationKey), or(eq(comments.id, id), sql`${comments.hierarchy} @> ${JSON.stringify([id])}::jsonb`)))
+    .returning({ id: comments.id });
+  return removed.length;
+}
+
+/** Adds or removes one user's reaction; false when nothing changed. */
+export async function setReaction(q: Queryable, commentId: string, userId: string, type: string, on: boolean): Promise<boolean> {
+  const r = commentReactions;
+  const changed = on
+    ? await q.insert(r).values({ commentId, userId, type, added: new Date() }).onConflictDoNothing().returning({ u: r.userId })
+    : await q
+        .delete(r)
+        .where(and(eq(r.commentId, commentId), eq(r.type, type), eq(r.userId, userId)))
+        .returning({ u: r.userId });
+  return changed.length > 0;
+}
+
+/** Sets, changes or (vote undefined) removes one user's vote. */
+export async function setVote(q: Queryable, commentId: string, userId: string, vote: 'up' | 'down' | undefined): Promise<void> {
+  const t = commentVotes;
+  if (vote === undefined) await q.delete(t).where(and(eq(t.commentId, commentId), eq(t.userId, userId)));
+  else
+    await q
+      .insert(t)
+      .values({ commentId, userId, vote, added: new Date() })
+      .onConflictDoUpdate({ target: [t.commentId, t.userId], set: { vote } });
+}
+
+/** Records a report once per reporter; false when this reporter had reported the comment already. */
+export async function insertReport(q: Queryable, commentId: string, userId: string, reportType: string): Promise<boolean> {
+  const inserted = await q.insert(commentReports).values({ commentId, userId, reportType, added: new Date() }).onConflictDoNothing().returning({ u: commentReports.userId });
+  return inserted.length > 0;
+}
+
+/** Recomputes what the comment row keeps of its reactions, votes and reports. */
+export async function retally(q: Queryable, id: string, what: 'reactions' | 'votes' | 'reports'): Promise<Comment | undefined> {
+  if (what === 'reactions') {
+    const r = commentReactions;
+    const mine = eq(r.commentId, id);
+    return updateComment(q, id, { reactions: tallySql(r, r.type, r.userId, r.added, mine), likeCount: countSql(r, and(mine, eq(r.type, 'like')) as SQL) });
+  }
+  if (what === 'votes') {
+    const v = commentVotes;
+    const mine = eq(v.commentId, id);
+    return updateComment(q, id, {
+      votes: tallySql(v, v.vote, v.userId, v.added, mine),
+      voteCount: countSql(v, mine),
+      voteScore: sql`(select coalesce(sum(case when ${v.vote} = 'up' then 1 else -1 end), 0)::int from ${v} where ${mine})`,
+    });
+  }
+  const p = commentReports;
+  return updateComment(q, id, {
+    reports: sql`(select coalesce(jsonb_agg(jsonb_build_object('userid', ${p.userId}, 'reason', ${p.reportType}) order by ${p.added}, ${p.userId}), '[]'::jsonb) from ${p} where ${eq(p.commentId, id)})`,
+  });
+}
+
+/** Logically deletes every comment of a user in an application; returns how many changed. */
+export async function deleteAllOfUser(q: Queryable, appId: string, userId: string, now: Date): Promise<number> {
+  const changed = await q
+    .update(comments)
+    .set({ deleted: true, active: false, modified: now })
+    .where(and(eq(comments.appId, appId), eq(comments.userId, userId), eq(comments.deleted, false)))
+    .returning({ id: comments.id });
+  return changed.length;
+}
+

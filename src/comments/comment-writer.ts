@@ -1,0 +1,98 @@
+import type { Db, Tx } from '../db/client.js';
+import { conflict, notFound } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import { adjustReplyCount, insertComments } from './comment-store.js';
+import { adjustCommentCount } from './conversation-store.js';
+import { violatedForeignKey, violatedUniqueIndex } from './pg-errors.js';
+import type { Comment } from './views.js';
+
+const MAX_BATCH = 500;
+
+interface Pending {
+  comment: Comment;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Stores new comments. Comments that arrive while a write is in flight are stored together
+ * in the next transaction (one multi-row insert, one count update per parent and per
+ * conversation, one commit), so a busy conversation's counter row is not a queue of commits.
+ * Each request is answered once its own comment has committed; if a batch fails (a customid
+ * taken, a parent deleted meanwhile), its comments are stored one by one so only the culprit fails.
+ */
+export class CommentWriter {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+  ) {}
+
+  insert(comment: Comment): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ comment, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.db.transaction((tx) => store(tx, batch.map((p) => p.comment)));
+        for (const p of batch) p.resolve();
+      } catch (err) {
+        const [only] = batch;
+        if (batch.length === 1 && only !== undefined) {
+          only.reject(explain(err, only.comment));
+          continue;
+        }
+        this.log.debug({ err, size: batch.length }, 'comment batch failed; storing one by one');
+        await Promise.all(batch.map((p) => this.db.transaction((tx) => store(tx, [p.comment])).then(p.resolve, (e: unknown) => p.reject(explain(e, p.comment)))));
+      }
+    }
+    this.running = false;
+  }
+}
+
+/** Inserts the comments and adds them to their parents' and conversations' counts. */
+async function store(tx: Tx, batch: Comment[]): Promise<void> {
+  await insertComments(tx, batch);
+  // Rows are locked deepest comment first, then conversations, the order every other change uses.
+  const parents = countBy(
+    batch.filter((c) => c.parentId !== ''),
+    (c) => c.parentId,
+  );
+  const depth = new Map(batch.map((c) => [c.parentId, c.hierarchy.length]));
+  const ordered = [...parents.keys()].sort((a, b) => (depth.get(b) ?? 0) - (depth.get(a) ?? 0) || (a < b ? -1 : 1));
+  for (const parentId of ordered) {
+    const conversationKey = batch.find((c) => c.parentId === parentId)?.conversationKey as string;
+    if (!(await adjustReplyCount(tx, conversationKey, parentId, parents.get(parentId) ?? 0))) throw new ParentGone(parentId);
+  }
+  const conversations = countBy(batch, (c) => c.conversationKey);
+  for (const key of [...conversations.keys()].sort()) await adjustCommentCount(tx, key, conversations.get(key) ?? 0);
+}
+
+function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}
+
+class ParentGone extends Error {
+  constructor(readonly parentId: string) {
+    super(`parent ${parentId} is gone`);
+  }
+}
+
+function explain(err: unknown, comment: Comment): unknown {
+  if (err instanceof ParentGone) return notFound(`Comment ${err.parentId} was deleted; cannot reply to it.`);
+  if (violatedUniqueIndex(err) === 'comments_customid_idx') return conflict(`The customid ${comment.customId ?? ''} is already used by another comment.`, { customid: 'is already in use' });
+  if (violatedForeignKey(err)) return notFound('The conversation was deleted; the comment was not stored.');
+  return err;
+}

@@ -1,0 +1,137 @@
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Db, Queryable } from '../db/client.js';
+import { commentConversationReactions, commentConversations } from '../db/schema/comments.js';
+import { perDatabase } from './prepared.js';
+import { countSql, tallySql } from './tally.js';
+import type { Conversation } from './views.js';
+
+export type ConversationRow = typeof commentConversations.$inferInsert;
+export type ConversationPatch = Partial<Omit<ConversationRow, 'key' | 'appId'>>;
+/** Column values, or SQL computing them. */
+export type Settable<T> = { [K in keyof T]?: T[K] | SQL };
+
+const byId = perDatabase((db) => {
+  const t = commentConversations;
+  return db
+    .select()
+    .from(t)
+    .where(and(eq(t.appId, sql.placeholder('app')), eq(t.conversationId, sql.placeholder('id'))))
+    .prepare('comment_conversation_by_id');
+});
+
+/** On every read and write of comments: a prepared statement. */
+export async function findConversation(db: Db, appId: string, conversationId: string): Promise<Conversation | undefined> {
+  const [row] = await byId(db).execute({ app: appId, id: conversationId });
+  return row;
+}
+
+export async function findConversationByCustomId(q: Queryable, appId: string, customId: string): Promise<Conversation | undefined> {
+  const [row] = await q
+    .select()
+    .from(commentConversations)
+    .where(and(eq(commentConversations.appId, appId), eq(commentConversations.customId, customId)));
+  return row;
+}
+
+export async function findConversationByKey(q: Queryable, key: string): Promise<Conversation | undefined> {
+  const [row] = await q.select().from(commentConversations).where(eq(commentConversations.key, key));
+  return row;
+}
+
+export async function findConversationsByKeys(q: Queryable, keys: string[]): Promise<Conversation[]> {
+  if (keys.length === 0) return [];
+  return q.select().from(commentConversations).where(inArray(commentConversations.key, keys));
+}
+
+/** Conversations named by id or customid, in one query. */
+export async function findConversations(q: Queryable, appId: string, ids: string[], customIds: string[]): Promise<Conversation[]> {
+  return q
+    .select()
+    .from(commentConversations)
+    .where(
+      and(
+        eq(commentConversations.appId, appId),
+        or(
+          ids.length > 0 ? inArray(commentConversations.conversationId, ids) : sql`false`,
+          customIds.length > 0 ? inArray(commentConversations.customId, customIds) : sql`false`,
+        ),
+      ),
+    );
+}
+
+/** Inserts a new conversation; undefined when its conversationid exists (a concurrent create won). */
+export async function insertConversation(q: Queryable, row: ConversationRow): Promise<Conversation | undefined> {
+  const [created] = await q
+    .insert(commentConversations)
+    .values(row)
+    .onConflictDoNothing({ target: [commentConversations.appId, commentConversations.conversationId] })
+    .returning();
+  return created;
+}
+
+export async function updateConversation(q: Queryable, key: string, patch: Settable<ConversationPatch>): Promise<Conversation | undefined> {
+  const [row] = await q.update(commentConversations).set(patch).where(eq(commentConversations.key, key)).returning();
+  return row;
+}
+
+export async function adjustCommentCount(q: Queryable, key: string, delta: number): Promise<void> {
+  if (delta === 0) return;
+  await q
+    .update(commentConversations)
+    .set({ commentCount: sql`${commentConversations.commentCount} + ${delta}` })
+    .where(eq(commentConversations.key, key));
+}
+
+export async function deleteConversation(q: Queryable, key: string): Promise<void> {
+  await q.delete(commentConversations).where(eq(commentConversations.key, key));
+}
+
+export interface ListAfter {
+  added: string;
+  key: string;
+}
+
+/** Newest first, keyset on (added, key); optionally one property's. */
+export async function listConversations(q: Queryable, appId: string, property: string | undefined, after: ListAfter | undefined, limit: number): Promise<Conversation[]> {
+  const t = commentConversations;
+  return q
+    .select()
+    .from(t)
+    .where(
+      and(
+        eq(t.appId, appId),
+        property === undefined ? undefined : eq(t.property, property),
+        after === undefined ? undefined : sql`(${t.added}, ${t.key}) < (${after.added}::timestamptz, ${after.key})`,
+      ),
+    )
+    .orderBy(desc(t.added), desc(t.key))
+    .limit(limit);
+}
+
+/** Adds or removes one user's reaction; false when nothing changed. */
+export async function setConversationReaction(q: Queryable, key: string, userId: string, type: string, on: boolean): Promise<boolean> {
+  const r = commentConversationReactions;
+  const changed = on
+    ? await q.insert(r).values({ conversationKey: key, userId, type, added: new Date() }).onConflictDoNothing().returning({ u: r.userId })
+    : await q
+        .delete(r)
+        .where(and(eq(r.conversationKey, key), eq(r.type, type), eq(r.userId, userId)))
+        .returning({ u: r.userId });
+  return changed.length > 0;
+}
+
+/** Recomputes the conversation's reaction aggregate and like count from its reactions. */
+export async function retallyConversation(q: Queryable, key: string): Promise<Conversation | undefined> {
+  const r = commentConversationReactions;
+  const mine = eq(r.conversationKey, key);
+  return updateConversation(q, key, {
+    reactions: tallySql(r, r.type, r.userId, r.added, mine),
+    likeCount: countSql(r, and(mine, eq(r.type, 'like')) as SQL),
+  });
+}
+
+/** Locks the conversation row for the rest of the transaction. */
+export async function lockConversation(q: Queryable, key: string): Promise<Conversation | undefined> {
+  const [row] = await q.select().from(commentConversations).where(eq(commentConversations.key, key)).for('update');
+  return row;
+}

@@ -1,0 +1,149 @@
+import { eq } from 'drizzle-orm';
+import type { Application } from '../apps/types.js';
+import type { Db } from '../db/client.js';
+import { comments } from '../db/schema/comments.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { newId } from '../ids.js';
+import * as store from './conversation-store.js';
+import type { PageCache } from './page-cache.js';
+import type { UpsertConversationInput } from './schemas.js';
+import { violatedUniqueIndex } from './pg-errors.js';
+import type { Conversation } from './views.js';
+
+/** Custom fields that, once they held a value, cannot be set back to empty (api-v3.md, Conversation). */
+const STICKY = [
+  ['customtype', 'customType'],
+  ['customid', 'customId'],
+  ['custompayload', 'customPayload'],
+  ['customfield1', 'customField1'],
+  ['customfield2', 'customField2'],
+] as const;
+
+export interface Removed {
+  conversation: Conversation;
+  deletedComments: number;
+}
+
+/** Conversations: create-or-update, rename, find, list, react, reset, delete. */
+export class Conversations {
+  constructor(
+    private readonly db: Db,
+    private readonly cache: PageCache,
+  ) {}
+
+  async require(app: Application, conversationId: string): Promise<Conversation> {
+    const found = await store.findConversation(this.db, app.id, conversationId);
+    if (found === undefined) throw notFound(`Conversation ${conversationId} not found.`);
+    return found;
+  }
+
+  async requireByCustomId(app: Application, customId: string): Promise<Conversation> {
+    const found = await store.findConversationByCustomId(this.db, app.id, customId);
+    if (found === undefined) throw notFound(`No conversation has the customid ${customId}.`);
+    return found;
+  }
+
+  /** Creates the conversation, or updates it (renaming it when replaceconversationid is given). */
+  async upsert(app: Application, input: UpsertConversationInput): Promise<{ conversation: Conversation; created: boolean }> {
+    try {
+      return await this.write(app, input);
+    } catch (err) {
+      const index = violatedUniqueIndex(err);
+      if (index === 'comment_conversations_customid_idx') throw conflict(`The customid ${input.customid ?? ''} is already used by another conversation.`, { customid: 'is already in use' });
+      if (index === 'comment_conversations_id_idx') throw conflict(`A conversation ${input.replaceconversationid ?? ''} already exists.`, { replaceconversationid: 'is already in use' });
+      throw err;
+    }
+  }
+
+  private async write(app: Application, input: UpsertConversationInput): Promise<{ conversation: Conversation; created: boolean }> {
+    const renaming = input.replaceconversationid !== undefined && input.replaceconversationid !== input.conversationid;
+    for (;;) {
+      const existing = await store.findConversation(this.db, app.id, input.conversationid);
+      if (existing === undefined && renaming) throw notFound(`Conversation ${input.conversationid} not found; it cannot be renamed.`);
+      if (existing === undefined) {
+        const now = new Date();
+        const created = await store.insertConversation(this.db, { key: newId(), appId: app.id, conversationId: input.conversationid, added: now, whenModified: now, ...patchOf(input, undefined) });
+        if (created === undefined) continue; // a concurrent request created it: update instead
+        this.cache.changed(app.id, [created.conversationId]);
+        return { conversation: created, created: true };
+      }
+      const patch = patchOf(input, existing);
+      if (renaming) patch.conversationId = input.replaceconversationid;
+      const updated = await store.updateConversation(this.db, existing.key, { ...patch, whenModified: new Date() });
+      if (updated === undefined) continue; // deleted meanwhile: create it
+      this.cache.changed(app.id, [existing.conversationId, updated.conversationId]);
+      return { conversation: updated, created: false };
+    }
+  }
+
+  async list(app: Application, property: string | undefined, after: store.ListAfter | undefined, limit: number): Promise<Conversation[]> {
+    return store.listConversations(this.db, app.id, property, after, limit);
+  }
+
+  async findMany(app: Application, ids: string[], customIds: string[]): Promise<Conversation[]> {
+    return store.findConversations(this.db, app.id, ids, customIds);
+  }
+
+  /** Adds or removes a user's reaction to the conversation itself. */
+  async react(app: Application, conversationId: string, userId: string, reaction: string, reacted: boolean): Promise<Conversation> {
+    const conversation = await this.require(app, conversationId);
+    const result = await this.db.transaction(async (tx) => {
+      // The row lock orders concurrent reactions, so each recount sees the ones before it.
+      if ((await store.lockConversation(tx, conversation.key)) === undefined) return undefined;
+      if (!(await store.setConversationReaction(tx, conversation.key, userId, reaction, reacted))) return store.findConversationByKey(tx, conversation.key);
+      return store.retallyConversation(tx, conversation.key);
+    });
+    if (result === undefined) throw notFound(`Conversation ${conversationId} not found.`);
+    this.cache.changed(app.id, [result.conversationId]);
+    return result;
+  }
+
+  /** Removes every comment and reply; the conversation stays. */
+  async reset(app: Application, conversationId: string): Promise<Removed> {
+    const conversation = await this.require(app, conversationId);
+    const deletedComments = await this.db.transaction(async (tx) => {
+      const removed = await tx.delete(comments).where(eq(comments.conversationKey, conversation.key)).returning({ id: comments.id });
+      // Relative, not 0: a comment committed while the delete ran survives it and stays counted.
+      await store.adjustCommentCount(tx, conversation.key, -removed.length);
+      return removed.length;
+    });
+    this.cache.changed(app.id, [conversation.conversationId]);
+    return { conversation, deletedComments };
+  }
+
+  /** Deletes the conversation with all its comments. */
+  async remove(app: Application, conversationId: string): Promise<Removed> {
+    const conversation = await this.require(app, conversationId);
+    const deletedComments = await this.db.transaction(async (tx) => {
+      const removed = await tx.delete(comments).where(eq(comments.conversationKey, conversation.key)).returning({ id: comments.id });
+      await store.deleteConversation(tx, conversation.key);
+      return removed.length;
+    });
+    this.cache.changed(app.id, [conversation.conversationId]);
+    return { conversation, deletedComments };
+  }
+}
+
+/** The stored fields a request sets: required ones always, optional ones when given. */
+function patchOf(input: UpsertConversationInput, existing: Conversation | undefined): store.ConversationPatch & { property: string; moderation: string } {
+  for (const [field, column] of STICKY) {
+    const held = existing?.[column] ?? '';
+    if (input[field] === '' && held !== '') throw badRequest(`${field} held a value and cannot be set back to empty.`, { [field]: 'cannot be set back to empty once it held a value' });
+  }
+  const patch: store.ConversationPatch & { property: string; moderation: string } = { property: input.property, moderation: input.moderation };
+  if (input.owneruserid !== undefined) patch.ownerUserId = input.owneruserid === '' ? null : input.owneruserid;
+  if (input.maxreports !== undefined) patch.maxReports = input.maxreports;
+  if (input.title !== undefined) patch.title = input.title;
+  if (input.maxcommentlen !== undefined) patch.maxCommentLen = input.maxcommentlen;
+  if (input.open !== undefined) patch.open = input.open;
+  if (input.enableprofanityfilter !== undefined) patch.enableProfanityFilter = input.enableprofanityfilter;
+  if (input.profanityfiltermode !== undefined) patch.profanityFilterMode = input.profanityfiltermode;
+  if (input.added !== undefined) patch.added = input.added;
+  if (input.customtype !== undefined) patch.customType = input.customtype;
+  if (input.customid !== undefined) patch.customId = input.customid === '' ? null : input.customid;
+  if (input.custompayload !== undefined) patch.customPayload = input.custompayload;
+  if (input.customfield1 !== undefined) patch.customField1 = input.customfield1;
+  if (input.customfield2 !== undefined) patch.customField2 = input.customfield2;
+  if (input.customtags !== undefined) patch.customTags = input.customtags;
+  return patch;
+}

@@ -1,0 +1,93 @@
+import type { Bus } from '../realtime/bus.js';
+
+const TOPIC = 'comments-changed';
+const ALL = '*';
+const MAX_CONVERSATIONS = 10_000;
+const MAX_PAGES_PER_CONVERSATION = 64;
+
+interface Entry {
+  /** The page as JSON. */
+  value: string;
+  /** Epoch ms after which the page must be read again (a user's ban or mute runs out), or Infinity. */
+  expires: number;
+}
+
+/** Taken before a page is read from the database; the page is kept only if nothing changed meanwhile. */
+export interface Ticket {
+  epoch: number;
+  generation: number;
+}
+
+/**
+ * First pages of conversations, kept exact: every committed change to a conversation (and any
+ * user change, which alters rendered authors) is announced on the bus, and each node drops the
+ * pages concerned. A read that overlapped a change does not store its page: it captured the
+ * conversation's generation before reading, and a change bumps it.
+ */
+export class PageCache {
+  private readonly pages = new Map<string, Map<string, Entry>>();
+  private readonly generations = new Map<string, number>();
+  private epoch = 0;
+
+  constructor(private readonly bus: Bus) {
+    bus.onMessage((appId, message) => {
+      if (message.topic === 'user-changed') this.dropAll();
+      else if (message.topic === TOPIC) {
+        const ids = message.payload as string[];
+        if (ids.includes(ALL)) this.dropAll();
+        else for (const id of ids) this.drop(key(appId, id));
+      }
+    });
+  }
+
+  ticket(appId: string, conversationId: string): Ticket {
+    return { epoch: this.epoch, generation: this.generations.get(key(appId, conversationId)) ?? 0 };
+  }
+
+  get(appId: string, conversationId: string, page: string): string | undefined {
+    const entry = this.pages.get(key(appId, conversationId))?.get(page);
+    if (entry === undefined || entry.expires <= Date.now()) return undefined;
+    return entry.value;
+  }
+
+  put(ticket: Ticket, appId: string, conversationId: string, page: string, value: string, expires: number): void {
+    const k = key(appId, conversationId);
+    // Without the bus, other nodes' changes would not reach this cache: keep nothing then.
+    if (!this.bus.isConnected() || ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(k) ?? 0)) return;
+    let pages = this.pages.get(k);
+    if (pages === undefined) {
+      if (this.pages.size >= MAX_CONVERSATIONS) this.pages.clear();
+      pages = new Map();
+      this.pages.set(k, pages);
+    }
+    if (pages.size >= MAX_PAGES_PER_CONVERSATION) pages.clear();
+    pages.set(page, { value, expires });
+  }
+
+  /** After a change to these conversations committed: drop their pages on every node (this one synchronously, as the bus delivers locally at once). */
+  changed(appId: string, conversationIds: string[]): void {
+    this.bus.publish(appId, { topic: TOPIC, payload: conversationIds });
+  }
+
+  /** After a change that may touch any conversation (a user's comments purged). */
+  changedEverywhere(appId: string): void {
+    this.bus.publish(appId, { topic: TOPIC, payload: [ALL] });
+  }
+
+  private drop(k: string): void {
+    this.pages.delete(k);
+    if (this.generations.size >= MAX_CONVERSATIONS * 10) {
+      this.generations.clear();
+      this.epoch += 1;
+    }
+    this.generations.set(k, (this.generations.get(k) ?? 0) + 1);
+  }
+
+  private dropAll(): void {
+    this.pages.clear();
+    this.generations.clear();
+    this.epoch += 1;
+  }
+}
+
+const key = (appId: string, conversationId: string) => `${appId}\u0000${conversationId}`;

@@ -1,0 +1,151 @@
+import type { Application } from '../apps/types.js';
+import type { Db } from '../db/client.js';
+import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { notFound } from '../http/errors.js';
+import type { UserService } from '../users/service.js';
+import type { User } from '../users/types.js';
+import { findComment } from './comment-store.js';
+import type { Conversations } from './conversations.js';
+import type { PageCache } from './page-cache.js';
+import { isTimeSort, readDescendants, readFirstReplies, readPage, type TimeKey } from './page-store.js';
+import type { ListCommentsQuery, Sort } from './schemas.js';
+import { commentView, conversationView, usersOf, type Comment, type CommentView, type Conversation } from './views.js';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const MAX_OFFSET = 1_000_000_000;
+/** A cursor's position: the ISO time and id of the row it continues after (as this service wrote it). */
+export const isTimeKey = (x: unknown): x is TimeKey =>
+  typeof x === 'object' && x !== null && typeof (x as TimeKey).a === 'string' && ISO.test((x as TimeKey).a) && typeof (x as TimeKey).i === 'string' && !(x as TimeKey).i.includes('\u0000');
+const isOffset = (x: unknown): x is { o: number } => typeof x === 'object' && x !== null && Number.isInteger((x as { o: number }).o) && (x as { o: number }).o >= 0 && (x as { o: number }).o <= MAX_OFFSET;
+export const timeKeyOf = (c: Comment): TimeKey => ({ a: c.added.toISOString(), i: c.id });
+
+export interface PageRequest {
+  sort: Sort;
+  direction: 'forward' | 'backward';
+  includeinactive: boolean;
+  cursor: string;
+  limit: number;
+}
+
+/** Reads comments and renders them with their users: one query for the comments, one batched for the users. */
+export class Reader {
+  constructor(
+    private readonly db: Db,
+    private readonly users: UserService,
+    private readonly cache: PageCache,
+    private readonly conversations: Conversations,
+  ) {}
+
+  async render(app: Application, conversation: Conversation, list: Comment[]): Promise<CommentView[]> {
+    return (await this.renderTimed(app, () => conversation.conversationId, list)).views;
+  }
+
+  /** Comments of several conversations; `conversationIdOf` names each one's. */
+  async renderAcross(app: Application, conversationIdOf: (c: Comment) => string, list: Comment[]): Promise<CommentView[]> {
+    return (await this.renderTimed(app, conversationIdOf, list)).views;
+  }
+
+  async one(app: Application, conversationId: string, commentId: string): Promise<{ conversation: Conversation; comment: Comment; view: CommentView }> {
+    const conversation = await this.conversations.require(app, conversationId);
+    const comment = await this.require(conversation, commentId);
+    const [view] = await this.render(app, conversation, [comment]);
+    return { conversation, comment, view: view as CommentView };
+  }
+
+  async require(conversation: Conversation, commentId: string): Promise<Comment> {
+    const comment = await findComment(this.db, conversation.key, commentId);
+    if (comment === undefined) throw notFound(`Comment ${commentId} not found in conversation ${conversation.conversationId}.`);
+    return comment;
+  }
+
+  /**
+   * Top-level comments (with every nested reply when includechildren), as the JSON of the
+   * list payload: first pages come serialized from the cache.
+   */
+  async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<string> {
+    const pageKey = q.cursor === '' ? `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}` : undefined;
+    if (pageKey !== undefined) {
+      const hit = this.cache.get(app.id, conversationId, pageKey);
+      if (hit !== undefined) return hit;
+    }
+    const ticket = this.cache.ticket(app.id, conversationId);
+    const conversation = await this.conversations.require(app, conversationId);
+    const { items, next } = await this.page(conversation, '', q.filterpostedbyuserid, q);
+    const all = q.includechildren ? withDescendants(items, await readDescendants(this.db, conversation.key, items.map((c) => c.id), q.includeinactive)) : items;
+    const { views, expires } = await this.renderTimed(app, () => conversation.conversationId, all);
+    const json = JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }));
+    if (pageKey !== undefined) this.cache.put(ticket, app.id, conversationId, pageKey, json, expires);
+    return json;
+  }
+
+  /** Direct replies of one comment. */
+  async replies(app: Application, conversationId: string, commentId: string, q: PageRequest): Promise<unknown> {
+    const conversation = await this.conversations.require(app, conversationId);
+    await this.require(conversation, commentId);
+    const { items, next } = await this.page(conversation, commentId, '', q);
+    return listPayload('list.comments', 'comments', await this.render(app, conversation, items), next, { conversation: conversationView(conversation) });
+  }
+
+  /** The first `childLimit` replies of each parent, oldest first, with a cursor for the replies endpoint. */
+  async firstReplies(app: Application, conversationId: string, parentIds: string[], childLimit: number, includeInactive: boolean): Promise<unknown> {
+    const conversation = await this.conversations.require(app, conversationId);
+    const found = await readFirstReplies(this.db, conversation.key, parentIds, childLimit + 1, includeInactive);
+    const views = new Map((await this.render(app, conversation, found)).map((v) => [v.id, v]));
+    const groups = [...new Set(parentIds)].map((parentId) => {
+      const { items, next } = pageOf(
+        found.filter((c) => c.parentId === parentId),
+        childLimit,
+        timeKeyOf,
+      );
+      return { ...listPayload('list.commentreplygroup', 'comments', items.map((c) => views.get(c.id)), next), parentid: parentId };
+    });
+    return { kind: 'list.repliesbyparentid', conversation: conversationView(conversation), itemcount: groups.length, repliesgroupedbyparentid: groups };
+  }
+
+  private async page(conversation: Conversation, parentId: string, userId: string, q: PageRequest) {
+    const time = isTimeSort(q.sort);
+    const after = q.cursor === '' || !time ? undefined : decodeCursor(q.cursor, isTimeKey);
+    const offset = q.cursor === '' || time ? 0 : decodeCursor(q.cursor, isOffset).o;
+    const rows = await readPage(this.db, {
+      conversationKey: conversation.key,
+      parentId,
+      sort: q.sort,
+      backward: q.direction === 'backward',
+      includeInactive: q.includeinactive,
+      userId,
+      after,
+      offset,
+      limit: q.limit + 1,
+    });
+    return pageOf(rows, q.limit, time ? timeKeyOf : () => ({ o: offset + q.limit }));
+  }
+
+  /** Views, and until when they stay right: a rendered user's ban or mute may run out. */
+  private async renderTimed(app: Application, conversationIdOf: (c: Comment) => string, list: Comment[]): Promise<{ views: CommentView[]; expires: number }> {
+    const users = await this.users.getMany(app, list.flatMap(usersOf));
+    return { views: list.map((c) => commentView(c, conversationIdOf(c), users)), expires: nextExpiry(users.values()) };
+  }
+}
+
+/** Each top-level comment followed by its replies (which come oldest first). */
+function withDescendants(top: Comment[], descendants: Comment[]): Comment[] {
+  const byRoot = new Map<string, Comment[]>();
+  for (const d of descendants) {
+    const list = byRoot.get(d.rootId);
+    if (list === undefined) byRoot.set(d.rootId, [d]);
+    else list.push(d);
+  }
+  return top.flatMap((c) => [c, ...(byRoot.get(c.id) ?? [])]);
+}
+
+function nextExpiry(users: Iterable<User>): number {
+  const now = Date.now();
+  let next = Number.POSITIVE_INFINITY;
+  for (const u of users) {
+    for (const until of [u.bannedUntil, u.shadowBannedUntil, u.mutedUntil]) {
+      const t = until?.getTime();
+      if (t !== undefined && t > now && t < next) next = t;
+    }
+  }
+  return next;
+}

@@ -1,0 +1,110 @@
+import { assertActingAs } from '../http/auth.js';
+import { ok, route, type Reply, type RequestContext, type RouteDef } from '../http/route.js';
+import { deletePermanently, editComment, setDeleted, type DeleteResult } from './changes.js';
+import type { CommentsDeps } from './deps.js';
+import { react, report, vote } from './feedback.js';
+import { pathParam } from './params.js';
+import { createComment } from './publishing.js';
+import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from './schemas.js';
+import type { CommentView } from './views.js';
+
+const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';
+const conversationId = (ctx: RequestContext) => pathParam(ctx, 'conversationid');
+const commentId = (ctx: RequestContext) => pathParam(ctx, 'commentid');
+
+/** 204 without a body when the profanity filter (block mode) refused the text. */
+const viewOrBlocked = (result: CommentView | 'blocked'): Reply => (result === 'blocked' ? { data: null, message: 'Blocked by the profanity filter.', status: 204 } : ok(result));
+const deleteResult = (result: DeleteResult, message: string): Reply => ok({ kind: 'delete.comment', ...result }, message);
+
+export function commentRoutes(deps: CommentsDeps): RouteDef[] {
+  const create = async (ctx: RequestContext<CreateCommentInput>, parent: string | undefined) => {
+    assertActingAs(ctx, ctx.body.userid);
+    // Only a trusted caller (API token alone, or an admin's user token) may set roles through a comment.
+    const role = ctx.actor === null || ctx.actor.role === 'admin' ? ctx.body.role : undefined;
+    return viewOrBlocked(await createComment(deps, ctx.app, conversationId(ctx), { ...ctx.body, role }, parent));
+  };
+  return [
+    route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),
+    route({ method: 'POST', path: COMMENT, body: CreateComment, handler: (ctx) => create(ctx, commentId(ctx)) }),
+    route({
+      method: 'GET',
+      path: 'comment/conversations/:conversationid/comments',
+      query: ListComments,
+      handler: async (ctx): Promise<Reply> => ({ data: null, json: await deps.reader.listJson(ctx.app, conversationId(ctx), ctx.query) }),
+    }),
+    route({
+      method: 'GET',
+      path: COMMENT,
+      handler: async (ctx) => ok((await deps.reader.one(ctx.app, conversationId(ctx), commentId(ctx))).view),
+    }),
+    route({
+      method: 'GET',
+      path: `${COMMENT}/replies`,
+      query: ListReplies,
+      handler: async (ctx) => ok(await deps.reader.replies(ctx.app, conversationId(ctx), commentId(ctx), ctx.query)),
+    }),
+    route({
+      method: 'GET',
+      path: 'comment/conversations/:conversationid/repliesbyparentidbatch',
+      query: RepliesBatch,
+      handler: async (ctx) => ok(await deps.reader.firstReplies(ctx.app, conversationId(ctx), ctx.query.parentids, ctx.query.childlimit, ctx.query.includeinactive)),
+    }),
+    route({
+      method: 'PUT',
+      path: COMMENT,
+      body: EditComment,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        return viewOrBlocked(await editComment(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.body));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: `${COMMENT}/setdeleted`,
+      query: SetDeleted,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.query.userid);
+        const result = await setDeleted(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.query.userid, ctx.query.deleted, ctx.query.permanentifnoreplies);
+        return deleteResult(result, result.permanentdelete ? 'The comment was permanently deleted.' : 'The deleted flag of the comment was updated.');
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: COMMENT,
+      query: DeleteComment,
+      handler: async (ctx) => {
+        if (ctx.query.userid !== undefined) assertActingAs(ctx, ctx.query.userid);
+        const result = await deletePermanently(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.query.userid ?? ctx.actor?.userid);
+        return deleteResult(result, 'The comment was permanently deleted.');
+      },
+    }),
+    route({
+      method: 'POST',
+      path: `${COMMENT}/vote`,
+      body: Vote,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        return ok(await vote(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.vote));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: `${COMMENT}/react`,
+      body: React,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        return ok(await react(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.reaction, ctx.body.reacted));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: `${COMMENT}/report`,
+      body: ReportComment,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        const { view, recorded } = await report(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.reporttype);
+        return ok(view, recorded ? 'Comment reported.' : 'This user had already reported the comment.');
+      },
+    }),
+  ];
+}

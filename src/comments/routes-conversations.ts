@@ -1,0 +1,112 @@
+import { assertActingAs } from '../http/auth.js';
+import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { badRequest, forbidden } from '../http/errors.js';
+import { ok, route, type RequestContext, type RouteDef } from '../http/route.js';
+import type { ListAfter } from './conversation-store.js';
+import type { CommentsDeps } from './deps.js';
+import { pathParam } from './params.js';
+import { isTimeKey } from './reading.js';
+import { ConversationDetails, FindByCustomId, ListConversations, React, UpsertConversation } from './schemas.js';
+import { conversationView, type Conversation } from './views.js';
+
+const isListAfter = (x: unknown): x is ListAfter => typeof x === 'object' && x !== null && isTimeKey({ a: (x as ListAfter).added, i: (x as ListAfter).key });
+const OPTIONAL_ENTITIES = ['reactions', 'likecount', 'commentcount'] as const;
+
+/** A user token may reset or delete only a conversation it owns, unless it is a moderator's. */
+function assertMayManage(ctx: RequestContext, conversation: Conversation): void {
+  if (ctx.actor !== null && ctx.actor.role === 'user' && ctx.actor.userid !== conversation.ownerUserId) throw forbidden('Only the owner of the conversation or a moderator can do this.');
+}
+
+export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
+  const { conversations } = deps;
+  return [
+    route({
+      method: 'POST',
+      path: 'comment/conversations',
+      body: UpsertConversation,
+      handler: async (ctx) => {
+        const { conversation, created } = await conversations.upsert(ctx.app, ctx.body);
+        return ok(conversationView(conversation), created ? 'Inserted' : 'Updated');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'comment/conversations',
+      query: ListConversations,
+      handler: async (ctx) => {
+        const after = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isListAfter);
+        const rows = await conversations.list(ctx.app, ctx.query.propertyid || undefined, after, ctx.query.limit + 1);
+        const { items, next } = pageOf(rows, ctx.query.limit, (c): ListAfter => ({ added: c.added.toISOString(), key: c.key }));
+        return ok(listPayload('list.commentconversations', 'conversations', items.map(conversationView), next));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'comment/conversations/:conversationid',
+      handler: async (ctx) => ok(conversationView(await conversations.require(ctx.app, pathParam(ctx, 'conversationid')))),
+    }),
+    route({
+      method: 'GET',
+      path: 'comment/find/conversation/bycustomid',
+      query: FindByCustomId,
+      handler: async (ctx) => ok(conversationView(await conversations.requireByCustomId(ctx.app, ctx.query.customid))),
+    }),
+    route({
+      method: 'GET',
+      path: 'comment/conversations/details/batch',
+      query: ConversationDetails,
+      handler: async (ctx) => {
+        const { ids, cid, entities } = ctx.query;
+        if (ids.length === 0 && cid.length === 0) throw badRequest('You must specify at least one ids or cid.', { ids: 'give at least one conversationid (ids) or customid (cid)' });
+        const wanted = new Set(entities.map((e) => e.toLowerCase()));
+        const found = await conversations.findMany(ctx.app, ids, cid);
+        const details = found.map((c) => {
+          const view: Partial<ReturnType<typeof conversationView>> = conversationView(c);
+          // Without `entities` everything is returned; with it, only the named optional parts.
+          if (wanted.size > 0) for (const entity of OPTIONAL_ENTITIES) if (!wanted.has(entity)) delete view[entity];
+          return view;
+        });
+        return ok({ kind: 'list.comment.conversation.details', itemcount: details.length, conversations: details });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: 'comment/conversations/:conversationid/react',
+      body: React,
+      handler: async (ctx) => {
+        assertActingAs(ctx, ctx.body.userid);
+        await deps.users.require(ctx.app, ctx.body.userid);
+        const conversation = await conversations.react(ctx.app, pathParam(ctx, 'conversationid'), ctx.body.userid, ctx.body.reaction, ctx.body.reacted);
+        return ok(conversationView(conversation));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: 'comment/conversations/:conversationid/reset',
+      handler: async (ctx) => {
+        assertMayManage(ctx, await conversations.require(ctx.app, pathParam(ctx, 'conversationid')));
+        const { conversation, deletedComments } = await conversations.reset(ctx.app, pathParam(ctx, 'conversationid'));
+        return ok(deleted(conversation, ctx, 0, deletedComments), 'Conversation reset.');
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: 'comment/conversations/:conversationid',
+      handler: async (ctx) => {
+        assertMayManage(ctx, await conversations.require(ctx.app, pathParam(ctx, 'conversationid')));
+        const { conversation, deletedComments } = await conversations.remove(ctx.app, pathParam(ctx, 'conversationid'));
+        return ok(deleted(conversation, ctx, 1, deletedComments), 'Conversation deleted.');
+      },
+    }),
+  ];
+}
+
+function deleted(conversation: Conversation, ctx: RequestContext, conversationsRemoved: number, commentsRemoved: number) {
+  return {
+    kind: 'delete.conversation',
+    conversationid: conversation.conversationId,
+    userid: ctx.actor?.userid ?? null,
+    deletedconversations: conversationsRemoved,
+    deletedcomments: commentsRemoved,
+  };
+}

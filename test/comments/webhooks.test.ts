@@ -1,0 +1,42 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { newApp } from '../helpers/api.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { newConversation, postComment } from './helpers.js';
+
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function receiver(status: number): Promise<Receiver> {
+  const r = await startReceiver(() => status);
+  receivers.push(r);
+  return r;
+}
+
+describe('comments and webhooks', () => {
+  it('a refusing prepublish webhook blocks the comment: nothing is stored', async () => {
+    const { api } = await newApp();
+    const no = await receiver(500);
+    await api.post('webhook/hooks', { label: 'gate', url: no.url, enabled: true, type: 'prepublish', events: ['commentpublished'] });
+    const c = await newConversation(api);
+    const res = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'w', displayname: 'W', body: 'let me through' });
+    expect(res.status).toBe(403);
+    expect(no.received[0]?.body).toMatchObject({ type: 'commentpublished', data: { body: 'let me through' } });
+    expect((await api.get(`comment/conversations/${c.conversationid}`)).body.data.commentcount).toBe(0);
+    expect((await api.get(`comment/conversations/${c.conversationid}/comments`)).body.data.comments).toEqual([]);
+  });
+
+  it('postpublish webhooks receive published comments, replies and reactions', async () => {
+    const { api } = await newApp();
+    const yes = await receiver(200);
+    await api.post('webhook/hooks', { label: 'after', url: yes.url, enabled: true, type: 'postpublish', events: ['commentpublished', 'commentreply', 'commentreaction'] });
+    const c = await newConversation(api);
+    const top = await postComment(api, c.conversationid, { userid: 'w', displayname: 'W' });
+    await postComment(api, c.conversationid, { userid: 'r', displayname: 'R', body: 'reply' }, top.id);
+    await api.post(`comment/conversations/${c.conversationid}/comments/${top.id}/react`, { userid: 'r', reaction: 'like', reacted: true });
+    const got = await yes.waitFor(3);
+    expect(got.map((r) => r.body.type).sort()).toEqual(['commentpublished', 'commentreaction', 'commentreply']);
+    expect(got.find((r) => r.body.type === 'commentreply')?.body.data).toMatchObject({ parentid: top.id, body: 'reply' });
+  });
+});
