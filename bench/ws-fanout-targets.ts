@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort, MANAGE_TOKEN, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
+import { engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
+
+/** A server (one or more nodes) under test: where sockets connect and how a message is posted. */
+export interface Target {
+  name: string;
+  pids: number[];
+  /** One WebSocket URL per node. */
+  urls: string[];
+  dialect: Dialect;
+  /** Posts one message (to the first node) carrying `text`; resolves with the HTTP status. */
+  post(text: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** Our server: a room, one joined user, messages posted through `chat/rooms/{id}/command`. */
+export async function engageTarget(nodes: number, env: Record<string, string>): Promise<Target> {
+  const servers: SpawnedServer[] = [];
+  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...env }));
+  const first = servers[0] as SpawnedServer;
+  const manage = { 'x-manage-token': MANAGE_TOKEN };
+  const created = await postJson(`${first.url}/api/v3/manage/createapplication`, { name: 'bench' }, manage);
+  const appid = created.data.appid as string;
+  const token = (await postJson(`${first.url}/api/v3/manage/createtoken`, { applicationid: appid, name: 'bench' }, manage)).data.token as string;
+  const api = (path: string, body: unknown) => postJson(`${first.url}/api/v3/${appid}/${path}`, body, { 'x-api-token': token });
+  const roomid = (await api('chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).data.id as string;
+  await api(`chat/rooms/${roomid}/join`, { userid: 'bench', displayname: 'Bench' });
+  return {
+    name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}`,
+    pids: servers.map((s) => s.process.pid as number),
+    urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${appid}/ws?token=${encodeURIComponent(token)}`),
+    dialect: engageDialect(`room:${roomid}`),
+    post: async (text) => (await send(`${first.url}/api/v3/${appid}/chat/rooms/${roomid}/command`, { userid: 'bench', command: text }, { 'x-api-token': token })).status,
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+    },
+  };
+}
+
+/** The Socket.IO 4 baseline (bench/socketio-server.ts), with the Redis adapter when several nodes. */
+export async function socketIoTarget(nodes: number, redisUrl: string | undefined): Promise<Target> {
+  const children: ChildProcess[] = [];
+  const ports: number[] = [];
+  for (let i = 0; i < nodes; i++) {
+    const port = await freePort();
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), LOG_LEVEL: 'error' };
+    if (nodes > 1 && redisUrl !== undefined) env['REDIS_URL'] = redisUrl;
+    else delete env['REDIS_URL'];
+    children.push(spawn(process.execPath, ['--import', 'tsx', 'bench/socketio-server.ts'], { cwd: ROOT, env, stdio: 'ignore' }));
+    ports.push(port);
+    await waitForHttp(`http://127.0.0.1:${port}/`);
+  }
+  const base = `http://127.0.0.1:${ports[0]}`;
+  return {
+    name: `socket.io 4 ${nodes} node${nodes > 1 ? 's (redis-adapter)' : ''}`,
+    pids: children.map((c) => c.pid as number),
+    urls: ports.map((p) => `ws://127.0.0.1:${p}/socket.io/?EIO=4&transport=websocket&room=bench`),
+    dialect: socketIoDialect,
+    post: async (text) => (await send(`${base}/rooms/bench/messages`, { body: text })).status,
+    stop: async () => {
+      await Promise.all(
+        children.map((c) => {
+          const exited = new Promise((r) => c.once('exit', r));
+          c.kill('SIGTERM');
+          return Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]).then(() => c.exitCode === null && c.kill('SIGKILL'));
+        }),
+      );
+    },
+  };
+}
+
+async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return res;
+}
+
+/** POSTs and returns the parsed envelope; anything but 200 is a setup failure. */
+async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ data: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const parsed = (await res.json()) as { data: Record<string, unknown> };
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${url} did not start`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js';
+import type { AppDirectory } from '../apps/directory.js';
+import type { Config } from '../config.js';
+import { verifyUserToken } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import type { TelemetryService } from '../telemetry/service.js';
+import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
+import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, parseFrame, type ClientFrame } from './protocol.js';
+import type { Subscriptions } from './subscriptions.js';
+
+export const WS_PATH = '/api/v3/:appid/ws';
+/** How often every socket's unsent bytes are compared with WS_MAX_BACKPRESSURE. */
+const BACKPRESSURE_CHECK_MS = 250;
+
+export interface EndpointDeps {
+  config: Config;
+  log: Logger;
+  apps: AppDirectory;
+  telemetry: TelemetryService;
+  subscriptions: Subscriptions;
+}
+
+/** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
+export class Endpoint {
+  private readonly sockets = new Set<Socket>();
+  private readonly limit: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly deps: EndpointDeps) {
+    this.limit = deps.config.wsMaxBackpressure;
+    this.sweeper = setInterval(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
+    this.sweeper.unref();
+  }
+
+  attach(app: TemplatedApp): void {
+    app.ws<Connection>(WS_PATH, {
+      maxPayloadLength: HARD_FRAME_BYTES,
+      idleTimeout: this.deps.config.wsIdleTimeoutSeconds,
+      sendPingsAutomatically: true,
+      // Published frames bypass sendFrame: the sweeper closes sockets beyond the limit with 4008.
+      // uWS's own cap sits above it so the close frame still fits; past it, frames are dropped
+      // and the socket is closed at once (a client without its frames must not stay open).
+      maxBackpressure: 4 * this.limit,
+      closeOnBackpressureLimit: false,
+      upgrade: (res, req, context) => this.upgrade(res, req, context),
+      open: (ws) => this.open(ws),
+      message: (ws, message, isBinary) => {
+        const conn = ws.getUserData();
+        if (message.byteLength > MAX_FRAME_BYTES) return closeSocket(ws, CLOSE.tooBig, `frames are limited to ${MAX_FRAME_BYTES} bytes`);
+        const text = isBinary ? undefined : Buffer.from(message).toString('utf8');
+        conn.queue = conn.queue.then(() => this.handle(ws, text)).catch((err: unknown) => this.deps.log.error({ err }, 'websocket frame failed'));
+      },
+      dropped: (ws) => closeSocket(ws, CLOSE.slowConsumer, 'slow consumer'),
+      close: (ws) => {
+        const conn = ws.getUserData();
+        conn.closed = true;
+        clearTimeout(conn.authTimer);
+        this.deps.subscriptions.closed(ws);
+        this.sockets.delete(ws);
+      },
+    });
+  }
+
+  /** Closes every socket with 1001 (server shutting down). */
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const ws of [...this.sockets]) closeSocket(ws, CLOSE.goingAway, 'server shutting down');
+  }
+
+  private closeSlowConsumers(): void {
+    for (const ws of this.sockets) if (ws.getBufferedAmount() > this.limit) closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  }
+
+  private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
+    const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
+    const jwt = bearer ?? req.getQuery('jwt') ?? '';
+    const conn = newConnection(req.getParameter(0) ?? '', token === '' ? undefined : { token, jwt });
+    res.upgrade(conn, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+  }
+
+  private open(ws: Socket): void {
+    this.sockets.add(ws);
+    const conn = ws.getUserData();
+    const offered = conn.offered;
+    if (offered !== undefined) {
+      conn.offered = undefined;
+      conn.queue = conn.queue.then(() => this.authenticate(ws, offered.token, offered.jwt));
+      return;
+    }
+    conn.authTimer = setTimeout(() => closeSocket(ws, CLOSE.authRequired, 'authentication timed out'), AUTH_TIMEOUT_MS);
+  }
+
+  private async authenticate(ws: Socket, token: string, jwt: string | undefined): Promise<void> {
+    const conn = ws.getUserData();
+    clearTimeout(conn.authTimer);
+    let app;
+    try {
+      app = await this.deps.apps.authenticate(conn.appId, token);
+    } catch (err) {
+      this.deps.log.error({ err }, 'websocket authentication failed');
+      return closeSocket(ws, CLOSE.internal, 'internal error');
+    }
+    if (conn.closed) return;
+    if (app === undefined) return closeSocket(ws, CLOSE.authRefused, 'api token refused');
+    if (jwt !== undefined && jwt !== '') {
+      try {
+        conn.actor = await verifyUserToken(app, `Bearer ${jwt}`);
+      } catch {
+        return closeSocket(ws, CLOSE.authRefused, 'user token refused');
+      }
+      if (conn.closed) return;
+    }
+    conn.app = app;
+    this.send(ws, JSON.stringify({ type: 'ready', appid: app.id, userid: conn.actor?.userid ?? null, role: conn.actor?.role ?? null }));
+  }
+
+  private async handle(ws: Socket, text: string | undefined): Promise<void> {
+    const conn = ws.getUserData();
+    if (conn.closed) return;
+    const parsed = text === undefined ? ({ ok: false, message: 'Frames must be text (JSON).' } as const) : parseFrame(text);
+    if (conn.app === undefined) {
+      if (parsed.ok && parsed.frame.type === 'auth') return this.authenticate(ws, parsed.frame.token, parsed.frame.jwt);
+      return closeSocket(ws, CLOSE.authRequired, 'authenticate first');
+    }
+    if (!parsed.ok) return sendError(ws, this.limit, 'bad_frame', parsed.message);
+    await this.dispatch(ws, parsed.frame);
+  }
+
+  private async dispatch(ws: Socket, frame: ClientFrame): Promise<void> {
+    switch (frame.type) {
+      case 'ping':
+        return this.send(ws, '{"type":"pong"}');
+      case 'auth':
+        return sendError(ws, this.limit, 'bad_frame', 'Already authenticated.');
+      case 'subscribe':
+        return this.deps.subscriptions.subscribe(ws, frame.topic, frame.cursor);
+      case 'unsubscribe':
+        return this.deps.subscriptions.unsubscribe(ws, frame.topic);
+      case 'heartbeat':
+        return this.heartbeat(ws, frame.contextid, frame.key, frame.userid);
+    }
+  }
+
+  private heartbeat(ws: Socket, contextid: string, key: string, given: string | undefined): void {
+    const conn = ws.getUserData();
+    const userid = given ?? conn.actor?.userid;
+    if (userid === undefined) return sendError(ws, this.limit, 'bad_request', 'userid is required without a user token.');
+    const actor = conn.actor;
+    if (actor !== null && actor.userid !== userid && actor.role === 'user') return sendError(ws, this.limit, 'forbidden', 'The user token does not allow acting as another user.');
+    try {
+      this.deps.telemetry.record(conn.appId, contextid, userid, [{ kind: 'presence', key, amount: 1 }]);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      sendError(ws, this.limit, 'bad_request', err.message);
+    }
+  }
+
+  private send(ws: Socket, frame: string): void {
+    sendFrame(ws, frame, this.limit);
+  }
+}

@@ -1,0 +1,81 @@
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { Logger } from '../logger.js';
+import type { Bus } from './bus.js';
+import type { LiveMessage } from './live.js';
+import { parseTopic } from './protocol.js';
+
+/** A live item as a socket receives it: the frame text (serialised once) and its seq. */
+export interface Delivery {
+  frame: string;
+  seq: number | undefined;
+}
+
+export type Interceptor = (delivery: Delivery) => void;
+
+/** uWS topic of a client topic: namespaced by application, so apps never see each other's. */
+export const localTopic = (appId: string, topic: string) => `${appId}/${topic}`;
+
+export function eventFrame(topic: string, message: LiveMessage): string {
+  return JSON.stringify({ type: 'event', topic, event: message.type, data: message.data, seq: message.seq, cursor: message.cursor });
+}
+
+/**
+ * This node's delivery of live messages: every bus message on a live topic is serialised once
+ * and published to the uWS topic `{appid}/{topic}`, reaching every local socket subscribed to it.
+ * Sockets that are replaying history get the same deliveries through an interceptor instead.
+ */
+export class LiveHub {
+  private app: TemplatedApp | undefined;
+  private readonly interceptors = new Map<string, Set<Interceptor>>();
+  private readonly stopListening: () => void;
+
+  constructor(bus: Bus, private readonly log: Logger) {
+    this.stopListening = bus.onMessage((appId, message) => {
+      if (parseTopic(message.topic) === undefined) return;
+      this.publishLocal(appId, message.topic, message.payload as LiveMessage);
+    });
+  }
+
+  attach(app: TemplatedApp): void {
+    this.app = app;
+  }
+
+  /** Delivers to this node's subscribers only (for figures every node computes itself). */
+  publishLocal(appId: string, topic: string, message: LiveMessage): void {
+    const key = localTopic(appId, topic);
+    const listeners = this.interceptors.get(key);
+    if (this.app === undefined || (listeners === undefined && this.app.numSubscribers(key) === 0)) return;
+    let frame: string;
+    try {
+      frame = eventFrame(topic, message);
+    } catch (err) {
+      this.log.error({ err, topic }, 'live message is not serialisable');
+      return;
+    }
+    this.app.publish(key, frame);
+    if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq });
+  }
+
+  subscriberCount(appId: string, topic: string): number {
+    return this.app?.numSubscribers(localTopic(appId, topic)) ?? 0;
+  }
+
+  /** Receives the topic's deliveries until the returned function is called. */
+  intercept(appId: string, topic: string, listener: Interceptor): () => void {
+    const key = localTopic(appId, topic);
+    let set = this.interceptors.get(key);
+    if (set === undefined) {
+      set = new Set();
+      this.interceptors.set(key, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.interceptors.delete(key);
+    };
+  }
+
+  close(): void {
+    this.stopListening();
+  }
+}

@@ -1,0 +1,169 @@
+import type { Application } from '../apps/types.js';
+import type { FeedRegistry, TopicFeed } from './live.js';
+import type { Logger } from '../logger.js';
+import { ApiError } from '../http/errors.js';
+import type { TelemetryService } from '../telemetry/service.js';
+import { sendError, sendFrame, type Socket } from './connection.js';
+import { eventFrame, localTopic, type Delivery, type LiveHub } from './hub.js';
+import { parseTopic, type ErrorCode, type Topic } from './protocol.js';
+
+/** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them. */
+const REPLAY_PAGE = 500;
+const MAX_REPLAY_PAGES = 10;
+/**
+ * After a replay the socket keeps filtering by seq for this long before it joins the shared uWS
+ * topic: an event committed before the replay query may still be on its way from another node.
+ */
+const RESUME_GRACE_MS = 2_000;
+
+export interface SubscriptionDeps {
+  hub: LiveHub;
+  feeds: FeedRegistry;
+  telemetry: TelemetryService;
+  log: Logger;
+  maxSubscriptions: number;
+  maxBackpressure: number;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Subscribe and unsubscribe frames of one socket: authorisation, limits, resume from a cursor. */
+export class Subscriptions {
+  constructor(private readonly deps: SubscriptionDeps) {}
+
+  async subscribe(ws: Socket, name: string, cursor: string | undefined): Promise<void> {
+    const conn = ws.getUserData();
+    const app = conn.app as Application;
+    try {
+      const topic = this.check(ws, name);
+      const feed = this.deps.feeds.get(topic.kind);
+      const resumeFrom = cursor === undefined || cursor === '' ? undefined : cursor;
+      if (resumeFrom !== undefined && feed === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
+      conn.topics.add(name);
+      try {
+        await feed?.assertExists(app, topic.id);
+        if (conn.closed || !conn.topics.has(name)) return;
+        if (resumeFrom === undefined) {
+          ws.subscribe(localTopic(app.id, name));
+          this.send(ws, JSON.stringify({ type: 'subscribed', topic: name }));
+        } else {
+          await this.resume(ws, topic, feed as TopicFeed, resumeFrom);
+        }
+        if (topic.kind === 'context' && !conn.closed) {
+          this.send(ws, eventFrame(name, { type: 'telemetry.snapshot', data: this.deps.telemetry.snapshot(app.id, topic.id) }));
+        }
+      } catch (err) {
+        this.drop(ws, name);
+        throw err;
+      }
+    } catch (err) {
+      this.refuse(ws, err, name);
+    }
+  }
+
+  unsubscribe(ws: Socket, name: string): void {
+    const conn = ws.getUserData();
+    if (!conn.topics.has(name)) return sendError(ws, this.deps.maxBackpressure, 'not_subscribed', `Not subscribed to ${name}.`, name);
+    this.drop(ws, name);
+    this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: name }));
+  }
+
+  /** Stops every replay of a closing socket (uWS drops its topics by itself). */
+  closed(ws: Socket): void {
+    for (const stop of ws.getUserData().resuming.values()) stop();
+  }
+
+  private check(ws: Socket, name: string): Topic {
+    const conn = ws.getUserData();
+    const topic = parseTopic(name);
+    if (topic === undefined) throw new Refusal('bad_topic', 'topic must be room:ID, conversation:ID, poll:ID, context:ID or user:ID.');
+    if (conn.topics.has(name)) throw new Refusal('already_subscribed', `Already subscribed to ${name}.`);
+    if (conn.topics.size >= this.deps.maxSubscriptions) throw new Refusal('too_many_subscriptions', `A socket may hold at most ${this.deps.maxSubscriptions} subscriptions.`);
+    const actor = conn.actor;
+    if (topic.kind === 'user' && actor !== null && actor.userid !== topic.id && actor.role === 'user') {
+      throw new Refusal('forbidden', 'A user token may subscribe only to its own user topic.');
+    }
+    return topic;
+  }
+
+  /**
+   * Listens to the live topic first and buffers, replays the feed after the cursor, sends the
+   * buffered items the replay did not hold, then forwards live items filtered by seq until the
+   * grace period ends and the socket joins the shared uWS topic. No gap, no repeat.
+   */
+  private async resume(ws: Socket, topic: Topic, feed: TopicFeed, cursor: string): Promise<void> {
+    const conn = ws.getUserData();
+    const app = conn.app as Application;
+    const buffer: Delivery[] = [];
+    const sent = new Set<number>();
+    let replayedUpTo = -Infinity;
+    let live = false;
+    const forward = (d: Delivery) => {
+      if (d.seq !== undefined && (d.seq <= replayedUpTo || sent.has(d.seq))) return;
+      if (d.seq !== undefined) sent.add(d.seq);
+      this.send(ws, d.frame);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const stopIntercepting = this.deps.hub.intercept(app.id, topic.name, (d) => (live ? forward(d) : buffer.push(d)));
+    const stop = () => {
+      stopIntercepting();
+      clearTimeout(timer);
+      conn.resuming.delete(topic.name);
+    };
+    conn.resuming.set(topic.name, stop);
+    try {
+      let position = cursor;
+      for (let page = 0; ; page++) {
+        if (page === MAX_REPLAY_PAGES) throw new Refusal('bad_request', `The cursor is more than ${REPLAY_PAGE * MAX_REPLAY_PAGES} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
+        const { items, cursor: next } = await feed.since(app, topic.id, position, REPLAY_PAGE);
+        if (conn.closed || !conn.resuming.has(topic.name)) return;
+        // Confirmed once the cursor proved valid, so a bad cursor gets an error instead.
+        if (page === 0) this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true }));
+        for (const item of items) {
+          if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
+          this.send(ws, eventFrame(topic.name, item));
+        }
+        position = next;
+        if (items.length < REPLAY_PAGE) break;
+      }
+    } catch (err) {
+      stop();
+      throw err;
+    }
+    live = true;
+    for (const d of buffer.splice(0)) forward(d);
+    timer = setTimeout(() => {
+      if (conn.closed || !conn.resuming.has(topic.name)) return;
+      ws.subscribe(localTopic(app.id, topic.name));
+      stop();
+    }, RESUME_GRACE_MS);
+  }
+
+  private drop(ws: Socket, name: string): void {
+    const conn = ws.getUserData();
+    conn.topics.delete(name);
+    conn.resuming.get(name)?.();
+    if (!conn.closed && conn.app !== undefined) ws.unsubscribe(localTopic(conn.app.id, name));
+  }
+
+  private refuse(ws: Socket, err: unknown, topic: string): void {
+    if (err instanceof Refusal) return sendError(ws, this.deps.maxBackpressure, err.code, err.message, topic);
+    if (err instanceof ApiError && err.status < 500) {
+      const code: ErrorCode = err.status === 404 ? 'not_found' : err.status === 403 ? 'forbidden' : 'bad_request';
+      return sendError(ws, this.deps.maxBackpressure, code, err.message, topic);
+    }
+    this.deps.log.error({ err, topic }, 'subscribe failed');
+    sendError(ws, this.deps.maxBackpressure, 'internal', 'The subscription failed; try again.', topic);
+  }
+
+  private send(ws: Socket, frame: string): void {
+    sendFrame(ws, frame, this.deps.maxBackpressure);
+  }
+}

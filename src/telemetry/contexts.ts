@@ -1,0 +1,82 @@
+import { Signal, type SignalKind, type SignalView } from './signal.js';
+
+/** Distinct signals (kind + key) one context may hold; more are refused. */
+export const MAX_SIGNALS_PER_CONTEXT = 100;
+
+export interface Operation {
+  kind: SignalKind;
+  key: string;
+  userid: string;
+  amount: number;
+  /** Epoch ms when the receiving node accepted it. */
+  at: number;
+}
+
+class Context {
+  readonly signals = new Map<string, Signal>();
+  lastOperation = 0;
+  /** Bumped on every applied operation: a change marker for the snapshot's cursor. */
+  version = 0;
+}
+
+const signalId = (kind: SignalKind, key: string) => `${kind}\u0000${key}`;
+
+/** Every live context of every application on this node, evicted once idle. */
+export class ContextStore {
+  private readonly apps = new Map<string, Map<string, Context>>();
+
+  constructor(private readonly windowSeconds: number) {}
+
+  /** False when the operation would add a signal beyond MAX_SIGNALS_PER_CONTEXT. */
+  accepts(appId: string, contextid: string, kind: SignalKind, key: string): boolean {
+    const context = this.apps.get(appId)?.get(contextid);
+    return context === undefined || context.signals.size < MAX_SIGNALS_PER_CONTEXT || context.signals.has(signalId(kind, key));
+  }
+
+  apply(appId: string, contextid: string, op: Operation, now: number): void {
+    let contexts = this.apps.get(appId);
+    if (contexts === undefined) {
+      contexts = new Map();
+      this.apps.set(appId, contexts);
+    }
+    let context = contexts.get(contextid);
+    if (context === undefined) {
+      context = new Context();
+      contexts.set(contextid, context);
+    }
+    const id = signalId(op.kind, op.key);
+    let signal = context.signals.get(id);
+    if (signal === undefined) {
+      signal = new Signal(op.key, op.kind, this.windowSeconds);
+      context.signals.set(id, signal);
+    }
+    signal.apply(op.userid, op.amount, op.at, now);
+    context.lastOperation = Math.max(context.lastOperation, now);
+    context.version += 1;
+  }
+
+  /** Signals sorted by key then kind; empty for a context nobody has touched lately. */
+  view(appId: string, contextid: string, now: number): { version: number; signals: SignalView[] } {
+    const context = this.apps.get(appId)?.get(contextid);
+    if (context === undefined) return { version: 0, signals: [] };
+    const signals = [...context.signals.values()].map((s) => s.view(now));
+    signals.sort((a, b) => (a.key === b.key ? a.kind.localeCompare(b.kind) : a.key < b.key ? -1 : 1));
+    return { version: context.version, signals };
+  }
+
+  *contexts(): Generator<[appId: string, contextid: string]> {
+    for (const [appId, contexts] of this.apps) for (const contextid of contexts.keys()) yield [appId, contextid];
+  }
+
+  /** Drops contexts with no operation for two windows (their figures are all zero by then). */
+  evictIdle(now: number): void {
+    const idleSince = now - 2 * this.windowSeconds * 1000;
+    for (const [appId, contexts] of this.apps) {
+      for (const [contextid, context] of contexts) {
+        if (context.lastOperation <= idleSince) contexts.delete(contextid);
+        else for (const signal of context.signals.values()) signal.prune(now);
+      }
+      if (contexts.size === 0) this.apps.delete(appId);
+    }
+  }
+}

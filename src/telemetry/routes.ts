@@ -1,0 +1,70 @@
+import * as v from 'valibot';
+import { assertActingAs } from '../http/auth.js';
+import { ok, route, type RequestContext, type RouteDef } from '../http/route.js';
+import { validate } from '../http/validation.js';
+import { BatchBody, BatchOp, HeartbeatBody, IncrementBody, PathIds, SampleBody } from './schemas.js';
+import type { SignalOp, TelemetryService } from './service.js';
+import type { SignalKind } from './signal.js';
+
+const BASE = 'telemetry/contexts/:contextid';
+
+const pathIds = (ctx: RequestContext) => validate(PathIds, ctx.params, 'path');
+
+interface BatchError {
+  index: number;
+  field: string;
+  message: string;
+}
+
+export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
+  /** Applies one operation of the user in ctx and answers with the signal it changed. */
+  const single = (ctx: RequestContext, userid: string, kind: SignalKind, amount: number) => {
+    const { contextid, key } = pathIds(ctx);
+    assertActingAs(ctx, userid);
+    telemetry.record(ctx.app.id, contextid, userid, [{ kind, key: key as string, amount }]);
+    const snapshot = telemetry.snapshot(ctx.app.id, contextid);
+    const signal = snapshot.signals.find((s) => s.key === key && s.kind === kind);
+    return ok({ kind: 'telemetry.signal', contextid, asof: snapshot.asof, signal });
+  };
+
+  return [
+    route({ method: 'POST', path: `${BASE}/presence/:key/heartbeat`, body: HeartbeatBody, handler: (ctx) => single(ctx, ctx.body.userid, 'presence', 1) }),
+    route({ method: 'POST', path: `${BASE}/metrics/:key/increment`, body: IncrementBody, handler: (ctx) => single(ctx, ctx.body.userid, 'metric', ctx.body.by) }),
+    route({ method: 'POST', path: `${BASE}/gauges/:key/sample`, body: SampleBody, handler: (ctx) => single(ctx, ctx.body.userid, 'gauge', ctx.body.value) }),
+    route({
+      method: 'POST',
+      path: `${BASE}/batch`,
+      body: BatchBody,
+      handler: (ctx) => {
+        const { contextid } = pathIds(ctx);
+        assertActingAs(ctx, ctx.body.userid);
+        const errors: BatchError[] = [];
+        const accepted: SignalOp[] = [];
+        ctx.body.ops.forEach((raw, index) => {
+          const parsed = v.safeParse(BatchOp, raw, { abortPipeEarly: true });
+          if (!parsed.success) {
+            const issue = parsed.issues[0];
+            const field = (issue === undefined ? undefined : v.getDotPath(issue)) ?? 'op';
+            errors.push({ index, field, message: issue?.input === undefined && issue?.kind === 'schema' ? 'is required' : (issue?.message ?? 'is invalid') });
+            return;
+          }
+          const op = parsed.output;
+          const signal: SignalOp =
+            op.op === 'heartbeat' ? { kind: 'presence', key: op.key, amount: 1 } : op.op === 'increment' ? { kind: 'metric', key: op.key, amount: op.by } : { kind: 'gauge', key: op.key, amount: op.value };
+          if (!telemetry.accepts(ctx.app.id, contextid, signal.kind, signal.key)) {
+            errors.push({ index, field: 'key', message: 'would add a signal beyond the context limit' });
+            return;
+          }
+          accepted.push(signal);
+        });
+        telemetry.record(ctx.app.id, contextid, ctx.body.userid, accepted);
+        return ok({ kind: 'telemetry.batchresult', contextid, accepted: accepted.length, rejected: errors.length, errors });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: BASE,
+      handler: (ctx) => ok(telemetry.snapshot(ctx.app.id, pathIds(ctx).contextid)),
+    }),
+  ];
+}

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import pg from 'pg';
+import { freePort } from '../helpers/spawn.js';
+
+/** A redis-server of the test's own on a free port; stop() kills it hard, start() brings it back on the same port. */
+export class RedisProcess {
+  private child: ChildProcess | undefined;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<RedisProcess> {
+    const redis = new RedisProcess(await freePort());
+    await redis.start();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const deadline = Date.now() + 10_000;
+    while (!(await accepts(this.port))) {
+      if (Date.now() > deadline) throw new Error('redis-server did not start');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** A fresh database on the server of DATABASE_URL, dropped by drop(). */
+export async function freshDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `engage_cluster_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** Polls `check` until it returns true or the time is up. */
+export async function eventually(check: () => Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,74 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseUrl, newApp, uid, type TestApp } from '../helpers/api.js';
+import { connect, type Frame } from './ws-client.js';
+
+const say = (app: TestApp, roomid: string, userid: string, command: string) => app.api.post(`chat/rooms/${roomid}/command`, { userid, command });
+const speech = (f: Frame) => f.type === 'event' && f.event === 'chat.event' && f.data.eventtype === 'speech';
+
+describe('room topics', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let roomid: string;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([newApp(), newApp()]);
+    roomid = (await a.api.post('chat/rooms', { name: 'live', enableenterandexit: false })).body.data.id;
+    const joined = await a.api.post(`chat/rooms/${roomid}/join`, { userid: 'u1', displayname: 'U One' });
+    expect(joined.status).toBe(200);
+  });
+
+  it('deliver a posted message once, as the chat.event REST returns, with seq and the updates cursor', async () => {
+    const client = await connect(baseUrl(), a.appid, a.token);
+    expect(await client.subscribe(`room:${roomid}`)).toEqual({ type: 'subscribed', topic: `room:${roomid}` });
+    const posted = await say(a, roomid, 'u1', 'hello live');
+    expect(posted.status).toBe(200);
+    const id = posted.body.data.speech.id;
+    const frame = await client.next((f) => speech(f) && f.data.id === id);
+    const rest = await a.api.get(`chat/rooms/${roomid}/events/${id}`);
+    expect(frame.data).toEqual(rest.body.data);
+    expect(frame.topic).toBe(`room:${roomid}`);
+    expect(Number.isInteger(frame.seq)).toBe(true);
+    const after = await a.api.get(`chat/rooms/${roomid}/updates?cursor=${frame.cursor}`);
+    expect(after.body.data.events).toEqual([]);
+    await client.settle();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(client.frames.filter((f) => speech(f) && f.data.id === id)).toHaveLength(1);
+    client.close();
+  });
+
+  it('resume from a cursor: missed events first, then live ones, no gap and no repeat', async () => {
+    const room = (await a.api.post('chat/rooms', { name: 'resume', enableenterandexit: false })).body.data.id;
+    const joined = await a.api.post(`chat/rooms/${room}/join`, { userid: 'u1', displayname: 'U One' });
+    const cursor = joined.body.data.eventscursor.cursor as string;
+    for (let i = 1; i <= 3; i++) expect((await say(a, room, 'u1', `missed ${i}`)).status).toBe(200);
+
+    const client = await connect(baseUrl(), a.appid, a.token);
+    const during = Promise.all([4, 5, 6, 7, 8].map((i) => say(a, room, 'u1', `during ${i}`)));
+    client.send({ type: 'subscribe', topic: `room:${room}`, cursor });
+    await during;
+    const afterGrace = new Promise((r) => setTimeout(r, 2500)).then(() => say(a, room, 'u1', 'after 9'));
+    await afterGrace;
+    const events = await client.collect(speech, 9, 8000);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = client.frames.filter(speech);
+    expect(all).toHaveLength(9);
+    const seqs = all.map((f) => f.seq as number);
+    expect(new Set(seqs).size).toBe(9);
+    expect([...seqs].sort((x, y) => x - y)).toEqual(Array.from({ length: 9 }, (_, i) => (seqs.reduce((m, s) => Math.min(m, s)) as number) + i));
+    expect(events.slice(0, 3).map((f) => f.data.body)).toEqual(['missed 1', 'missed 2', 'missed 3']);
+    expect(all.at(-1)?.data.body).toBe('after 9');
+    expect(client.frames.find((f) => f.type === 'subscribed')).toEqual({ type: 'subscribed', topic: `room:${room}`, resumed: true });
+    client.close();
+  });
+
+  it('refuse a room of another application, an unknown room and a malformed cursor', async () => {
+    const fromB = await connect(baseUrl(), b.appid, b.token);
+    expect(await fromB.subscribe(`room:${roomid}`)).toMatchObject({ type: 'error', code: 'not_found' });
+    expect(await fromB.subscribe(`room:${uid('none')}`)).toMatchObject({ type: 'error', code: 'not_found' });
+    const fromA = await connect(baseUrl(), a.appid, a.token);
+    expect(await fromA.subscribe(`room:${roomid}`, '%%%')).toMatchObject({ type: 'error', code: 'bad_request' });
+    expect(await fromA.subscribe(`room:${roomid}`)).toMatchObject({ type: 'subscribed' });
+    expect(await fromA.subscribe('context:c', 'abc')).toMatchObject({ type: 'error', code: 'cursor_not_supported' });
+    fromA.close();
+    fromB.close();
+  });
+});

@@ -1,0 +1,95 @@
+// Frames are arbitrary JSON; tests read them loosely and assert on the values, so `any` is the honest type here.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+import WebSocket from 'ws';
+
+export type Frame = Record<string, any>;
+
+/** A test WebSocket client that records every frame and the close code. */
+export class WsClient {
+  readonly frames: Frame[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private waiters: (() => void)[] = [];
+
+  constructor(readonly socket: WebSocket) {
+    socket.on('message', (data: Buffer) => {
+      this.frames.push(JSON.parse(data.toString()) as Frame);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.closed = new Promise((resolve) => socket.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })));
+    void this.closed.then(() => {
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  send(frame: unknown): void {
+    this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** The first recorded frame (from `from` on) that matches, waiting up to `ms`. */
+  async next(match: (f: Frame) => boolean, ms = 5000, from = 0): Promise<Frame> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const found = this.frames.slice(from).find(match);
+      if (found !== undefined) return found;
+      const left = deadline - Date.now();
+      if (left <= 0 || this.socket.readyState === WebSocket.CLOSED) throw new Error(`no matching frame within ${ms} ms; got ${JSON.stringify(this.frames)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Waits until `count` frames match, then returns them. */
+  async collect(match: (f: Frame) => boolean, count: number, ms = 5000): Promise<Frame[]> {
+    const deadline = Date.now() + ms;
+    while (this.frames.filter(match).length < count) {
+      if (Date.now() > deadline || this.socket.readyState === WebSocket.CLOSED) throw new Error(`expected ${count} frames, got ${JSON.stringify(this.frames.filter(match))}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return this.frames.filter(match);
+  }
+
+  /** Sends a subscribe frame and waits for its answer (subscribed or error). */
+  async subscribe(topic: string, cursor?: string): Promise<Frame> {
+    const from = this.frames.length;
+    this.send({ type: 'subscribe', topic, ...(cursor === undefined ? {} : { cursor }) });
+    return this.next((f) => f['topic'] === topic && (f['type'] === 'subscribed' || f['type'] === 'error'), 5000, from);
+  }
+
+  /** A ping round trip: every frame sent before it has been handled once the pong is back. */
+  async settle(): Promise<void> {
+    const from = this.frames.length;
+    this.send({ type: 'ping' });
+    await this.next((f) => f['type'] === 'pong', 5000, from);
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+export function wsUrl(base: string, appid: string, query = ''): string {
+  return `${base.replace(/^http/, 'ws')}/api/v3/${appid}/ws${query}`;
+}
+
+/** Opens a socket; resolves once open (not yet authenticated). */
+export async function open(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
+  const socket = new WebSocket(url, { headers });
+  const client = new WsClient(socket);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return client;
+}
+
+/** Opens a socket with the app token in the header and waits for `ready`. */
+export async function connect(base: string, appid: string, token: string, jwt?: string): Promise<WsClient> {
+  const client = await open(wsUrl(base, appid), { 'x-api-token': token, ...(jwt === undefined ? {} : { authorization: `Bearer ${jwt}` }) });
+  await client.next((f) => f['type'] === 'ready');
+  return client;
+}
