@@ -1,0 +1,104 @@
+/**
+ * The chat command (POST chat/rooms/{id}/command) with and without a postpublish webhook whose
+ * receiver (a separate process on loopback) answers 200: the publishing request should not be
+ * slowed beyond noise, and every accepted message should reach the receiver.
+ * Run: npx tsx bench/chat-webhook.ts   (DURATION=10 CONNECTIONS=50)
+ */
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { spawnServer } from '../test/helpers/spawn.js';
+import { benchApp, type BenchApp } from './lib/app.js';
+
+const duration = Number(process.env['DURATION'] ?? 10);
+const connections = Number(process.env['CONNECTIONS'] ?? 50);
+const USERS = 50;
+/** HOOK_EVENTS=chatexit measures a hook that exists but does not fire for these messages. */
+const hookEvents = (process.env['HOOK_EVENTS'] ?? 'chatspeech').split(',');
+
+/** The receiver: its own process, so answering deliveries does not take CPU from the load generator. */
+const RECEIVER = `
+const http = require('node:http');
+let count = 0;
+const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { count++; res.end('ok'); }); });
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', () => process.send({ count }));
+`;
+
+interface Figures {
+  accepted: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function run(app: BenchApp, roomid: string, users: string[]): Promise<Figures> {
+  let n = 0;
+  let accepted = 0;
+  const result = await autocannon({
+    url: app.url(`chat/rooms/${roomid}/command`),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': app.token },
+    connections,
+    duration,
+    requests: [
+      {
+        setupRequest: (req) => {
+          n += 1;
+          return { ...req, body: JSON.stringify({ userid: users[n % users.length], command: `message ${n}` }) };
+        },
+        onResponse: (status) => {
+          if (status === 200) accepted += 1;
+        },
+      },
+    ],
+  });
+  return { accepted, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+// SERVER_URL: measure a server already running (started with MANAGE_TOKEN from test/helpers/spawn.ts).
+const external = process.env['SERVER_URL'];
+const server = external === undefined ? await spawnServer({ LOG_LEVEL: 'warn' }) : undefined;
+const receiver = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+try {
+  const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', (m) => resolve(m as { port: number })));
+  const receivedCount = () =>
+    new Promise<number>((resolve) => {
+      receiver.once('message', (m) => resolve((m as { count: number }).count));
+      receiver.send('count');
+    });
+
+  const app = await benchApp(external ?? (server?.url as string));
+  const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false });
+  const users = Array.from({ length: USERS }, (_, i) => `speaker${i}`);
+  for (const userid of users) await app.call('POST', `chat/rooms/${room.id}/join`, { userid, displayname: userid });
+
+  const without = await run(app, room.id, users);
+  await app.call('POST', 'webhook/hooks', { label: 'bench', url: `http://127.0.0.1:${port}/hook`, enabled: true, type: 'postpublish', events: hookEvents });
+  const withHook = await run(app, room.id, users);
+  const loadEnded = performance.now();
+  let delivered = await receivedCount();
+  const expected = hookEvents.includes('chatspeech') ? withHook.accepted : 0;
+  while (delivered < expected && performance.now() - loadEnded < 60_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    delivered = await receivedCount();
+  }
+  const drainSeconds = (performance.now() - loadEnded) / 1000;
+  const { webhooks } = await app.call<{ webhooks: { enabled: boolean; consecutivefailures: number }[] }>('GET', 'webhook/hooks');
+  const change = ((withHook.rps - without.rps) / without.rps) * 100;
+
+  process.stdout.write(
+    [
+      `chat command, ${connections} connections, ${duration} s each:`,
+      `  without webhook: ${without.rps} req/s, p50 ${without.p50} ms, p99 ${without.p99} ms (${without.accepted} messages)`,
+      `  with postpublish webhook: ${withHook.rps} req/s, p50 ${withHook.p50} ms, p99 ${withHook.p99} ms (${withHook.accepted} messages)`,
+      `  throughput change: ${change >= 0 ? '+' : ''}${change.toFixed(1)}%`,
+      `  deliveries received: ${delivered} of ${expected}, all in by ${drainSeconds.toFixed(1)} s after the load ended`,
+      `  hook after the run: enabled ${webhooks[0]?.enabled}, consecutive failures ${webhooks[0]?.consecutivefailures}`,
+      '',
+    ].join('\n'),
+  );
+  if (delivered < expected) process.exitCode = 1;
+} finally {
+  receiver.kill();
+  await server?.stop();
+}

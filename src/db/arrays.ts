@@ -1,0 +1,20 @@
+import { sql, type SQL } from 'drizzle-orm';
+
+const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/**
+ * A whole array as ONE bind parameter (drizzle would otherwise expand a JS array into one
+ * parameter per element), written as a Postgres array literal so node-postgres and PGlite
+ * send the same text. Use it with a cast: `${textArray(ids)}::text[]`.
+ */
+export function textArray(values: readonly string[]): SQL {
+  return sql`${`{${values.map(quote).join(',')}}`}`;
+}
+
+export function intArray(values: readonly number[]): SQL {
+  return sql`${`{${values.map((n) => String(Math.trunc(n))).join(',')}}`}`;
+}
+
+export function boolArray(values: readonly boolean[]): SQL {
+  return sql`${`{${values.map((b) => (b ? 't' : 'f')).join(',')}}`}`;
+}

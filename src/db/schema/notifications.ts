@@ -1,0 +1,26 @@
+import { boolean, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id').notNull(),
+    /** The user notified. */
+    userId: text('user_id').notNull(),
+    /** reply, quote, mention or reaction. */
+    type: text('type').notNull(),
+    eventType: text('event_type').notNull(),
+    entity: text('entity').notNull(),
+    /** Room id for chat, conversation id for comments. */
+    containerId: text('container_id').notNull(),
+    /** The published chat event's or comment's id. */
+    itemId: text('item_id').notNull(),
+    fromUserId: text('from_user_id').notNull(),
+    payload: jsonb('payload').notNull(),
+    read: boolean('read').notNull().default(false),
+    added: ts('added').notNull().defaultNow(),
+  },
+  (t) => [index('notifications_user_idx').on(t.appId, t.userId, t.id), index('notifications_item_idx').on(t.appId, t.userId, t.itemId)],
+);

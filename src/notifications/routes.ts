@@ -1,0 +1,85 @@
+import type { Area, Core } from '../core.js';
+import { assertActingAs } from '../http/auth.js';
+import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { notFound } from '../http/errors.js';
+import { ok, route, type RequestContext } from '../http/route.js';
+import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
+import * as store from './store.js';
+import { notificationView } from './views.js';
+import { NotificationWriter } from './writer.js';
+
+const isString = (x: unknown): x is string => typeof x === 'string';
+const BASE = 'user/users/:userid/notification';
+
+/** The user the path names, once the caller may act as them. */
+function owner(ctx: RequestContext): string {
+  const userid = ctx.params['userid'] as string;
+  assertActingAs(ctx, userid);
+  return userid;
+}
+
+/** The two ways to name notifications in a path: by id, or by the chat event they are about. */
+const TARGETS = [
+  { path: `${BASE}/notifications/:notificationid`, target: (p: Record<string, string>) => ({ id: p['notificationid'] as string }) },
+  { path: `${BASE}/notificationsbyid/chateventid/:chateventid`, target: (p: Record<string, string>) => ({ chatEventId: p['chateventid'] as string }) },
+];
+
+export function notificationsArea(core: Core): Area {
+  const { db } = core;
+  const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
+  core.hooks.add(writer);
+
+  return {
+    close: () => writer.drain(),
+    routes: [
+      route({
+        method: 'GET',
+        path: `${BASE}/listnotifications`,
+        query: ListNotifications,
+        handler: async (ctx) => {
+          const userid = owner(ctx);
+          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const filter = { types: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
+          const rows = await store.listNotifications(db, ctx.app.id, userid, filter, before, ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (n) => n.id);
+          return ok(listPayload('list.usernotifications', 'notifications', items.map(notificationView), next));
+        },
+      }),
+      ...TARGETS.flatMap(({ path, target }) => [
+        route({
+          method: 'PUT',
+          path: `${path}/update`,
+          query: SetRead,
+          handler: async (ctx) => {
+            const changed = await store.setRead(db, ctx.app.id, owner(ctx), target(ctx.params), ctx.query.read);
+            if (changed[0] === undefined) throw notFound('Notification not found.');
+            return ok(notificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
+          },
+        }),
+        route({
+          method: 'DELETE',
+          path,
+          handler: async (ctx) => {
+            const removed = await store.remove(db, ctx.app.id, owner(ctx), target(ctx.params));
+            if (removed[0] === undefined) throw notFound('Notification not found.');
+            return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: notificationView(removed[0]) }, 'Deleted.');
+          },
+        }),
+      ]),
+      route({
+        method: 'PUT',
+        path: `${BASE}/notifications_all/markread`,
+        query: MarkAllRead,
+        handler: async (ctx) => {
+          const userid = owner(ctx);
+          if (ctx.query.delete) {
+            const removed = await store.remove(db, ctx.app.id, userid, 'all');
+            return ok({ kind: 'user.notifications.markread', userid, updatedcount: 0, deletedcount: removed.length }, 'Notifications deleted.');
+          }
+          const changed = await store.setRead(db, ctx.app.id, userid, 'all', true);
+          return ok({ kind: 'user.notifications.markread', userid, updatedcount: changed.length, deletedcount: 0 }, 'Notifications marked read.');
+        },
+      }),
+    ],
+  };
+}

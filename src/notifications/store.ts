@@ -1,0 +1,63 @@
+import { and, desc, eq, inArray, lt } from 'drizzle-orm';
+import type { Queryable } from '../db/client.js';
+import { notifications, users } from '../db/schema/index.js';
+import type { NewNotification, Notification } from './types.js';
+
+/** User ids of the given handles (lower case) in a pool, in one query. */
+export async function usersByHandle(q: Queryable, pool: string, handlesLower: string[]): Promise<Map<string, string>> {
+  if (handlesLower.length === 0) return new Map();
+  const found = await q
+    .select({ handle: users.handleLower, userId: users.userId })
+    .from(users)
+    .where(and(eq(users.pool, pool), inArray(users.handleLower, handlesLower)));
+  return new Map(found.map((r) => [r.handle, r.userId]));
+}
+
+export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<Notification[]> {
+  if (rows.length === 0) return [];
+  return q.insert(notifications).values(rows).returning();
+}
+
+export interface NotificationFilter {
+  types: string[];
+  includeRead: boolean;
+}
+
+/** Newest first, before the id the previous page ended on. */
+export async function listNotifications(q: Queryable, appId: string, userId: string, filter: NotificationFilter, before: string | undefined, limit: number): Promise<Notification[]> {
+  return q
+    .select()
+    .from(notifications)
+    .where(
+      and(
+        eq(notifications.appId, appId),
+        eq(notifications.userId, userId),
+        filter.types.length > 0 ? inArray(notifications.type, filter.types) : undefined,
+        filter.includeRead ? undefined : eq(notifications.read, false),
+        before === undefined ? undefined : lt(notifications.id, before),
+      ),
+    )
+    .orderBy(desc(notifications.id))
+    .limit(limit);
+}
+
+/** Which of a user's notifications an operation applies to: one by id, those of a chat event, or all. */
+export type Target = { id: string } | { chatEventId: string } | 'all';
+
+function where(appId: string, userId: string, target: Target) {
+  const own = and(eq(notifications.appId, appId), eq(notifications.userId, userId));
+  if (target === 'all') return own;
+  if ('id' in target) return and(own, eq(notifications.id, target.id));
+  return and(own, eq(notifications.entity, 'chat'), eq(notifications.itemId, target.chatEventId));
+}
+
+export async function setRead(q: Queryable, appId: string, userId: string, target: Target, read: boolean): Promise<Notification[]> {
+  const changed = await q.update(notifications).set({ read }).where(where(appId, userId, target)).returning();
+  return newestFirst(changed);
+}
+
+export async function remove(q: Queryable, appId: string, userId: string, target: Target): Promise<Notification[]> {
+  return newestFirst(await q.delete(notifications).where(where(appId, userId, target)).returning());
+}
+
+const newestFirst = (list: Notification[]) => list.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

@@ -1,0 +1,20 @@
+import type { Notification } from './types.js';
+
+export function notificationView(n: Notification) {
+  const chat = n.entity === 'chat';
+  return {
+    kind: 'user.notification',
+    id: n.id,
+    userid: n.userId,
+    notificationtype: n.type,
+    eventtype: n.eventType,
+    isread: n.read,
+    fromuserid: n.fromUserId,
+    chatroomid: chat ? n.containerId : null,
+    chateventid: chat ? n.itemId : null,
+    commentconversationid: chat ? null : n.containerId,
+    commentid: chat ? null : n.itemId,
+    payload: n.payload,
+    added: n.added.toISOString(),
+  };
+}

@@ -1,0 +1,97 @@
+import type { AppDirectory } from '../apps/directory.js';
+import type { Db } from '../db/client.js';
+import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { Bus } from '../realtime/bus.js';
+import { publishLive } from '../realtime/live.js';
+import * as store from './store.js';
+import type { NewNotification } from './types.js';
+import { notificationView } from './views.js';
+
+/**
+ * Turns the `notify` targets of published events into notifications: the events of one tick
+ * are written together (one handle lookup per app, one INSERT), then each notification is
+ * pushed to `user:{userid}`. The actor is never notified about themself.
+ */
+export class NotificationWriter implements PublishHook {
+  private pending: PublishedEvent[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly apps: AppDirectory,
+    private readonly bus: Bus,
+    private readonly log: Logger,
+  ) {}
+
+  async beforePublish(): Promise<void> {}
+
+  afterPublish(event: PublishedEvent): void {
+    if (event.notify.length === 0) return;
+    this.pending.push(event);
+    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+  }
+
+  /** Resolves once every event seen so far is written. */
+  async drain(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const events = this.pending;
+    this.pending = [];
+    try {
+      const rows = (await Promise.all([...groupByApp(events)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
+      for (const n of await store.insertNotifications(this.db, rows)) {
+        publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: notificationView(n) });
+      }
+    } catch (err) {
+      this.log.error({ err, events: events.length }, 'writing notifications failed');
+    } finally {
+      this.flushing = this.pending.length > 0 ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush()) : undefined;
+    }
+  }
+
+  private async rowsFor(appId: string, events: PublishedEvent[]): Promise<NewNotification[]> {
+    const app = await this.apps.get(appId);
+    if (app === undefined) return [];
+    const handles = [...new Set(events.flatMap((e) => e.notify.flatMap((t) => (t.handle === undefined ? [] : [t.handle.toLowerCase()]))))];
+    const byHandle = await store.usersByHandle(this.db, app.userPool, handles);
+    return events.flatMap((event) => {
+      const seen = new Set<string>();
+      return event.notify.flatMap((target) => {
+        const userId = target.userid ?? (target.handle === undefined ? undefined : byHandle.get(target.handle.toLowerCase()));
+        const key = `${userId}\u0000${target.type}`;
+        if (userId === undefined || userId === event.actorUserId || seen.has(key)) return [];
+        seen.add(key);
+        return [
+          {
+            id: newId(),
+            appId,
+            userId,
+            type: target.type,
+            eventType: event.eventType,
+            entity: event.entity,
+            containerId: event.containerId,
+            itemId: itemIdOf(event.payload),
+            fromUserId: event.actorUserId,
+            payload: event.payload,
+          },
+        ];
+      });
+    });
+  }
+}
+
+function groupByApp(events: PublishedEvent[]): Map<string, PublishedEvent[]> {
+  const byApp = new Map<string, PublishedEvent[]>();
+  for (const e of events) byApp.set(e.appId, [...(byApp.get(e.appId) ?? []), e]);
+  return byApp;
+}
+
+/** The published chat event's or comment's id (both REST objects carry `id`). */
+function itemIdOf(payload: unknown): string {
+  const id = (payload as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : '';
+}

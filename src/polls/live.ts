@@ -1,0 +1,52 @@
+import type { Db } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import type { Bus } from '../realtime/bus.js';
+import { publishLive } from '../realtime/live.js';
+import * as store from './store.js';
+import { standingsView } from './views.js';
+
+const INTERVAL_MS = 100;
+
+/**
+ * Pushes `poll.standings` to `poll:{pollid}` after votes, at most once per poll per 100 ms:
+ * a burst of votes costs one read and one frame per poll, and the last frame is always current.
+ */
+export class StandingsPush {
+  private readonly dirty = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+    private readonly log: Logger,
+  ) {}
+
+  changed(appId: string, pollIds: string[]): void {
+    for (const id of pollIds) this.dirty.set(id, appId);
+    this.timer ??= setTimeout(() => void this.flush(), INTERVAL_MS);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dirty.clear();
+  }
+
+  private async flush(): Promise<void> {
+    const due = new Map(this.dirty);
+    this.dirty.clear();
+    try {
+      const ids = [...due.keys()];
+      const [polls, choices] = await Promise.all([store.pollsByIds(this.db, ids), store.choicesOf(this.db, ids)]);
+      for (const poll of polls) {
+        const own = choices.filter((c) => c.pollId === poll.id);
+        publishLive(this.bus, poll.appId, 'poll', poll.id, { type: 'poll.standings', data: standingsView(poll, own) });
+      }
+    } catch (err) {
+      this.log.error({ err }, 'poll standings push failed');
+    } finally {
+      this.timer = undefined;
+      if (this.dirty.size > 0) this.timer = setTimeout(() => void this.flush(), INTERVAL_MS);
+    }
+  }
+}

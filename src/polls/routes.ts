@@ -1,0 +1,194 @@
+import type { Area, Core } from '../core.js';
+import { assertActingAs, assertModerator } from '../http/auth.js';
+import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { ok, route } from '../http/route.js';
+import { validate } from '../http/validation.js';
+import { newId } from '../ids.js';
+import { StandingsPush } from './live.js';
+import { AddChoicesBody, AddLead, CreatePoll, ListChoices, ListPolls, ManyChoices, OneChoice, Paging, UpdatePoll, Vote } from './schemas.js';
+import { PollService } from './service.js';
+import * as store from './store.js';
+import type { Choice, Poll } from './types.js';
+import { choiceView, leadView, pollView, responseView, standingsView } from './views.js';
+import { VoteBatcher } from './votes.js';
+
+const isString = (x: unknown): x is string => typeof x === 'string';
+const after = (cursor: string) => (cursor === '' ? '' : decodeCursor(cursor, isString));
+
+function groupByPoll(choices: Choice[]): Map<string, Choice[]> {
+  const byPoll = new Map<string, Choice[]>();
+  for (const c of choices) byPoll.set(c.pollId, [...(byPoll.get(c.pollId) ?? []), c]);
+  return byPoll;
+}
+
+export function pollsArea(core: Core): Area {
+  const { db } = core;
+  const polls = new PollService(db);
+  const live = new StandingsPush(db, core.bus, core.log);
+  const votes = new VoteBatcher(db, core.log, (appId, pollIds) => live.changed(appId, pollIds));
+  const withChoices = async (poll: Poll) => pollView(poll, await store.choicesOf(db, [poll.id]));
+  const pollIdOf = (params: Record<string, string>) => params['pollid'] as string;
+
+  return {
+    async close() {
+      await votes.drain();
+      live.close();
+    },
+    routes: [
+      route({
+        method: 'POST',
+        path: 'poll/poll/create',
+        body: CreatePoll,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          return ok(pollView(await polls.create(ctx.app, ctx.body), []), 'Poll created.');
+        },
+      }),
+      route({
+        method: 'PUT',
+        path: 'poll/poll/:pollid/update',
+        body: UpdatePoll,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          return ok(await withChoices(await polls.update(ctx.app, pollIdOf(ctx.params), ctx.body)), 'Poll updated.');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid',
+        handler: async (ctx) => ok(await withChoices(await polls.require(ctx.app, pollIdOf(ctx.params)))),
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/pollbycustomid/:customid',
+        handler: async (ctx) => ok(await withChoices(await polls.requireByCustomId(ctx.app, ctx.params['customid'] as string))),
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll',
+        query: ListPolls,
+        handler: async (ctx) => {
+          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const rows = await store.listPolls(db, ctx.app.id, ctx.query.includeunpublished, before, ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (p) => p.id);
+          const choices = groupByPoll(await store.choicesOf(db, items.map((p) => p.id)));
+          return ok(listPayload('list.polls', 'polls', items.map((p) => pollView(p, choices.get(p.id) ?? [])), next));
+        },
+      }),
+      route({
+        method: 'DELETE',
+        path: 'poll/poll/:pollid',
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const { poll, choices } = await polls.delete(ctx.app, pollIdOf(ctx.params));
+          return ok({ kind: 'deleted.poll', poll: pollView(poll, choices) }, 'Poll deleted.');
+        },
+      }),
+      route({
+        method: 'PUT',
+        path: 'poll/poll/:pollid/reset',
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const { poll, removed } = await polls.reset(ctx.app, pollIdOf(ctx.params));
+          live.changed(ctx.app.id, [poll.id]);
+          return ok({ kind: 'poll.reset', deletedresponses: removed, poll: await withChoices(poll) }, 'Poll responses removed.');
+        },
+      }),
+      route({
+        method: 'POST',
+        path: 'poll/poll/:pollid/choice',
+        body: AddChoicesBody,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const inputs = 'choices' in ctx.body ? validate(ManyChoices, ctx.body, 'body').choices : [validate(OneChoice, ctx.body, 'body')];
+          const choices = await polls.addChoices(ctx.app, pollIdOf(ctx.params), inputs);
+          return ok(listPayload('list.poll.choices', 'choices', choices.map(choiceView), ''), 'Choices added.');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid/choices',
+        query: ListChoices,
+        handler: async (ctx) => {
+          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+          const choices = await store.choicesOf(db, [poll.id], ctx.query.limit);
+          return ok(listPayload('list.poll.choices', 'choices', choices.map(choiceView), ''));
+        },
+      }),
+      route({
+        method: 'DELETE',
+        path: 'poll/poll/:pollid/choice/:choiceid',
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const choice = await polls.deleteChoice(ctx.app, pollIdOf(ctx.params), ctx.params['choiceid'] as string);
+          live.changed(ctx.app.id, [choice.pollId]);
+          return ok({ kind: 'deleted.poll.choice', choice: choiceView(choice) }, 'Choice deleted.');
+        },
+      }),
+      route({
+        method: 'POST',
+        path: 'poll/poll/:pollid/response',
+        body: Vote,
+        handler: async (ctx) => {
+          assertActingAs(ctx, ctx.body.userid);
+          const outcome = await votes.submit({ appId: ctx.app.id, pollId: pollIdOf(ctx.params), choiceId: ctx.body.choiceid, userId: ctx.body.userid });
+          if (!outcome.ok) throw outcome.error;
+          return ok(responseView(outcome.response), 'Response recorded.');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid/standings',
+        handler: async (ctx) => {
+          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+          return ok(standingsView(poll, await store.choicesOf(db, [poll.id])));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid/responses/user/:userid',
+        handler: async (ctx) => {
+          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+          const responses = await store.userResponses(db, poll.id, ctx.params['userid'] as string);
+          return ok(listPayload('list.poll.responses', 'responses', responses.map(responseView), ''));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid/responses',
+        query: Paging,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+          const rows = await store.listResponses(db, poll.id, after(ctx.query.cursor), ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (r) => r.id);
+          return ok(listPayload('list.poll.responses', 'responses', items.map(responseView), next));
+        },
+      }),
+      route({
+        method: 'POST',
+        path: 'poll/poll/:pollid/lead',
+        body: AddLead,
+        handler: async (ctx) => {
+          if (ctx.body.userid !== undefined) assertActingAs(ctx, ctx.body.userid);
+          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+          const { userid, firstname, lastname, email, phone, custompayload } = ctx.body;
+          const lead = await store.insertLead(db, { id: newId(), pollId: poll.id, userId: userid ?? null, firstName: firstname, lastName: lastname, email, phone, customPayload: custompayload });
+          return ok(leadView(lead), 'Lead recorded.');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid/leads',
+        query: Paging,
+        handler: async (ctx) => {
+          assertModerator(ctx);
+          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+          const rows = await store.listLeads(db, poll.id, after(ctx.query.cursor), ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (l) => l.id);
+          return ok(listPayload('list.poll.leads', 'leads', items.map(leadView), next));
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,142 @@
+import type { Application } from '../apps/types.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Db, Tx } from '../db/client.js';
+import { conflict, notFound } from '../http/errors.js';
+import { newId } from '../ids.js';
+import type { ChoiceInput, PollInput } from './schemas.js';
+import * as store from './store.js';
+import type { Choice, NewChoice, NewPoll, Poll } from './types.js';
+
+/** Request fields to columns; only the fields present are set. */
+function pollColumns(input: PollInput): Partial<NewPoll> {
+  const columns: Partial<NewPoll> = {
+    ownerId: input.ownerid,
+    title: input.title,
+    subtitle: input.subtitle,
+    description: input.description,
+    pictureUrl: input.pictureurl,
+    customId: input.customid === '' ? null : input.customid,
+    customType: input.customtype,
+    customPayload: input.custompayload,
+    customField1: input.customfield1,
+    customField2: input.customfield2,
+    customTags: input.customtags,
+    allowMultipleChoicesPerUser: input.allowmultiplechoicesperuser,
+    maxTotalResponsesPerUser: input.maxtotalresponsesperuser,
+    maxResponsesPerChoicePerUser: input.maxresponsesperchoiceperuser,
+    whenPollOpens: input.whenpollopens,
+    whenPollCloses: input.whenpollcloses,
+    whenPollExpires: input.whenpollexpires,
+    status: input.status,
+    displayResults: input.displayresults,
+    sortChoices: input.sortchoices,
+  };
+  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
+}
+
+const customIdTaken = (customId: string | null | undefined) =>
+  conflict(`The customid ${customId ?? ''} is already used by another poll.`, { customid: 'is already in use' });
+
+/** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
+export class PollService {
+  constructor(private readonly db: Db) {}
+
+  async create(app: Application, input: PollInput & { title: string }): Promise<Poll> {
+    try {
+      return await store.insertPoll(this.db, { id: newId(), appId: app.id, ...pollColumns(input), title: input.title });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw customIdTaken(input.customid);
+      throw err;
+    }
+  }
+
+  async update(app: Application, pollId: string, input: PollInput): Promise<Poll> {
+    try {
+      const poll = await store.updatePoll(this.db, app.id, pollId, pollColumns(input));
+      if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
+      return poll;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw customIdTaken(input.customid);
+      throw err;
+    }
+  }
+
+  async require(app: Application, pollId: string): Promise<Poll> {
+    const poll = await store.findPoll(this.db, app.id, pollId);
+    if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
+    return poll;
+  }
+
+  async requireByCustomId(app: Application, customId: string): Promise<Poll> {
+    const poll = await store.findPollByCustomId(this.db, app.id, customId);
+    if (poll === undefined) throw notFound(`No poll has customid ${customId}.`);
+    return poll;
+  }
+
+  async delete(app: Application, pollId: string): Promise<{ poll: Poll; choices: Choice[] }> {
+    return this.db.transaction(async (tx) => {
+      await this.lockOwn(tx, app, pollId);
+      const choices = await store.choicesOf(tx, [pollId]);
+      await store.deleteResponses(tx, pollId);
+      const poll = (await store.deletePoll(tx, app.id, pollId)) as Poll;
+      return { poll, choices };
+    });
+  }
+
+  /** Removes every response; returns how many. */
+  async reset(app: Application, pollId: string): Promise<{ poll: Poll; removed: number }> {
+    return this.db.transaction(async (tx) => {
+      await this.lockOwn(tx, app, pollId);
+      const removed = await store.clearResponses(tx, pollId);
+      return { poll: (await store.findPoll(tx, app.id, pollId)) as Poll, removed };
+    });
+  }
+
+  /** Adds choices after the last position unless a position is given; returns all the poll's choices. */
+  async addChoices(app: Application, pollId: string, inputs: ChoiceInput[]): Promise<Choice[]> {
+    return this.db.transaction(async (tx) => {
+      await this.lockOwn(tx, app, pollId);
+      let next = await store.nextPosition(tx, pollId);
+      const rows: NewChoice[] = inputs.map((c) => {
+        const position = c.position ?? next;
+        next = Math.max(next, position + 1);
+        return {
+          id: newId(),
+          pollId,
+          position,
+          title: c.title,
+          subtitle: c.subtitle,
+          imageUrl: c.imageurl,
+          videoId: c.videoid,
+          embedCode: c.embedcode,
+          customId: c.customid === '' ? null : c.customid,
+          customType: c.customtype,
+          customPayload: c.custompayload,
+          customField1: c.customfield1,
+          customField2: c.customfield2,
+          customTags: c.customtags,
+        };
+      });
+      await store.insertChoices(tx, rows);
+      return store.choicesOf(tx, [pollId]);
+    });
+  }
+
+  /** Deletes the choice with its responses and takes them off the poll's total. */
+  async deleteChoice(app: Application, pollId: string, choiceId: string): Promise<Choice> {
+    return this.db.transaction(async (tx) => {
+      await this.lockOwn(tx, app, pollId);
+      const choice = await store.deleteChoice(tx, pollId, choiceId);
+      if (choice === undefined) throw notFound(`Choice ${choiceId} not found in poll ${pollId}.`);
+      await store.deleteResponses(tx, pollId, choiceId);
+      await store.addToTotal(tx, pollId, -choice.responseCount);
+      return choice;
+    });
+  }
+
+  private async lockOwn(tx: Tx, app: Application, pollId: string): Promise<Poll> {
+    const [poll] = await store.lockPolls(tx, [pollId]);
+    if (poll === undefined || poll.appId !== app.id) throw notFound(`Poll ${pollId} not found.`);
+    return poll;
+  }
+}

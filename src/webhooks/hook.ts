@@ -1,0 +1,71 @@
+import type { AppDirectory } from '../apps/directory.js';
+import type { Db } from '../db/client.js';
+import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
+import { ApiError } from '../http/errors.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { OutboxWriter } from './outbox.js';
+import { attemptRecords } from './record.js';
+import { deliveryBody, matching, type HookRegistry } from './registry.js';
+import { send } from './sender.js';
+import * as store from './store.js';
+
+export const BLOCKED = 'The event was blocked by a prepublish webhook.';
+
+/**
+ * The webhooks side of every published event. prepublish: the event waits for every matching
+ * hook (3 s each, in parallel) and any answer but 200 blocks it with a 403. postpublish: the
+ * deliveries are stored in the outbox and sent by the DeliveryWorker, off the request path.
+ */
+export class WebhookPublishHook implements PublishHook {
+  constructor(
+    private readonly db: Db,
+    private readonly apps: AppDirectory,
+    private readonly registry: HookRegistry,
+    private readonly outbox: OutboxWriter,
+    private readonly failureLimit: number,
+    private readonly log: Logger,
+  ) {}
+
+  async beforePublish(event: PublishedEvent): Promise<void> {
+    const hooks = matching(await this.registry.forApp(event.appId), event, 'prepublish');
+    if (hooks.length === 0) return;
+    const app = await this.apps.get(event.appId);
+    if (app === undefined) return;
+    const messages = hooks.map((hook) => {
+      const id = newId();
+      return { id, webhookId: hook.id, url: hook.url, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event) };
+    });
+    const attempts = await Promise.all(messages.map((m) => send(app.webhookSecret, { ...m, messageId: m.id, attempt: 1 })));
+    const disabled = await store.settle(this.db, { messages, done: [], retry: [], ...attemptRecords(attempts) }, this.failureLimit);
+    if (disabled.length > 0) this.registry.changed(event.appId);
+    const refusal = attempts.find((a) => a.statusCode !== 200);
+    if (refusal !== undefined) {
+      this.log.info({ webhookid: refusal.webhookId, statuscode: refusal.statusCode, error: refusal.error }, 'event blocked by prepublish webhook');
+      throw new ApiError(403, BLOCKED, { webhook: refusal.statusCode === 0 ? refusal.error : `answered ${refusal.statusCode}` });
+    }
+  }
+
+  afterPublish(event: PublishedEvent): void {
+    const cached = this.registry.cached(event.appId);
+    if (cached !== undefined) {
+      this.enqueue(event, cached);
+      return;
+    }
+    this.registry.forApp(event.appId).then(
+      (hooks) => this.enqueue(event, hooks),
+      (err: unknown) => this.log.error({ err, appid: event.appId }, 'loading webhooks failed; postpublish deliveries lost'),
+    );
+  }
+
+  private enqueue(event: PublishedEvent, hooks: Parameters<typeof matching>[0]): void {
+    const targets = matching(hooks, event, 'postpublish');
+    if (targets.length === 0) return;
+    this.outbox.add(
+      targets.map((hook) => {
+        const id = newId();
+        return { id, webhookId: hook.id, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event) };
+      }),
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import type { Area, Core } from '../core.js';
+import { assertAdmin } from '../http/auth.js';
+import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { ok, route } from '../http/route.js';
+import { WebhookPublishHook } from './hook.js';
+import { OutboxWriter } from './outbox.js';
+import { HookRegistry } from './registry.js';
+import { Paging, WebhookBody } from './schemas.js';
+import { WebhookService } from './service.js';
+import * as store from './store.js';
+import { logEntryView, webhookView } from './views.js';
+import { DeliveryWorker } from './worker.js';
+
+const isString = (x: unknown): x is string => typeof x === 'string';
+
+export function webhooksArea(core: Core): Area {
+  const { db } = core;
+  const log = core.log.child({ area: 'webhooks' });
+  const registry = new HookRegistry(db, core.bus);
+  const worker = new DeliveryWorker(db, core.apps, registry, core.config.webhookFailureLimit, log);
+  const outbox = new OutboxWriter(db, log, (rows) => worker.stored(rows));
+  const hooks = new WebhookService(db, registry);
+  core.hooks.add(new WebhookPublishHook(db, core.apps, registry, outbox, core.config.webhookFailureLimit, log));
+  worker.start();
+
+  return {
+    async close() {
+      await outbox.drain();
+      await worker.stop();
+    },
+    routes: [
+      route({
+        method: 'POST',
+        path: 'webhook/hooks',
+        body: WebhookBody,
+        handler: async (ctx) => {
+          assertAdmin(ctx);
+          const { hook, inserted } = await hooks.createOrReplace(ctx.app, ctx.body);
+          return ok(webhookView(hook), inserted ? 'Inserted' : 'Replaced');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'webhook/hooks',
+        query: Paging,
+        handler: async (ctx) => {
+          assertAdmin(ctx);
+          const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+          const rows = await store.listHooks(db, ctx.app.id, after, ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (h) => h.id);
+          return ok(listPayload('list.webhooks', 'webhooks', items.map(webhookView), next));
+        },
+      }),
+      route({
+        method: 'PUT',
+        path: 'webhook/hooks/:webhookid',
+        body: WebhookBody,
+        handler: async (ctx) => {
+          assertAdmin(ctx);
+          return ok(webhookView(await hooks.update(ctx.app, ctx.params['webhookid'] as string, ctx.body)), 'Updated');
+        },
+      }),
+      route({
+        method: 'DELETE',
+        path: 'webhook/hooks/:webhookid',
+        handler: async (ctx) => {
+          assertAdmin(ctx);
+          const hook = await hooks.delete(ctx.app, ctx.params['webhookid'] as string);
+          return ok({ kind: 'deleted.webhook', webhook: webhookView(hook) }, 'Deleted');
+        },
+      }),
+      route({
+        method: 'GET',
+        path: 'webhook/hooks/:webhookid/logentries',
+        query: Paging,
+        handler: async (ctx) => {
+          assertAdmin(ctx);
+          const hook = await hooks.require(ctx.app, ctx.params['webhookid'] as string);
+          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const rows = await store.listLog(db, hook.id, before, ctx.query.limit + 1);
+          const { items, next } = pageOf(rows, ctx.query.limit, (e) => e.id);
+          return ok(listPayload('list.webhook.logentries', 'logentries', items.map(logEntryView), next));
+        },
+      }),
+    ],
+  };
+}

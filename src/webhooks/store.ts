@@ -1,0 +1,184 @@
+import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
+import { boolArray, intArray, textArray } from '../db/arrays.js';
+import { rows, type Queryable } from '../db/client.js';
+import { webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
+import type { LogEntry, NewLogEntry, Webhook } from './types.js';
+
+export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
+
+/** Creates the hook, or replaces the one with the same label; `inserted` tells which. */
+export async function upsertByLabel(q: Queryable, id: string, appId: string, fields: WebhookFields): Promise<{ hook: Webhook; inserted: boolean }> {
+  const [row] = await q
+    .insert(webhooks)
+    .values({ id, appId, ...fields })
+    .onConflictDoUpdate({ target: [webhooks.appId, webhooks.label], set: { ...fields, consecutiveFailures: 0, whenModified: new Date() } })
+    .returning({ ...getTableColumns(webhooks), inserted: sql<boolean>`(xmax = 0)` });
+  const { inserted, ...hook } = row as Webhook & { inserted: boolean };
+  return { hook, inserted };
+}
+
+export async function updateHook(q: Queryable, appId: string, id: string, fields: WebhookFields): Promise<Webhook | undefined> {
+  const [row] = await q
+    .update(webhooks)
+    .set({ ...fields, consecutiveFailures: 0, whenModified: new Date() })
+    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)))
+    .returning();
+  return row;
+}
+
+/** Deletes the hook with its pending deliveries, messages and log, in one statement. */
+export async function deleteHook(q: Queryable, appId: string, id: string): Promise<Webhook | undefined> {
+  const own = q.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
+  const [row] = await q
+    .with(
+      q.$with('outbox').as(q.delete(webhookOutbox).where(inArray(webhookOutbox.webhookId, own)).returning({ id: webhookOutbox.id })),
+      q.$with('messages').as(q.delete(webhookMessages).where(inArray(webhookMessages.webhookId, own)).returning({ id: webhookMessages.id })),
+      q.$with('log').as(q.delete(webhookLog).where(inArray(webhookLog.webhookId, own)).returning({ id: webhookLog.id })),
+    )
+    .delete(webhooks)
+    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)))
+    .returning();
+  return row;
+}
+
+export async function findHook(q: Queryable, appId: string, id: string): Promise<Webhook | undefined> {
+  const [row] = await q.select().from(webhooks).where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
+  return row;
+}
+
+export async function hooksOf(q: Queryable, appId: string): Promise<Webhook[]> {
+  return q.select().from(webhooks).where(eq(webhooks.appId, appId)).orderBy(asc(webhooks.id));
+}
+
+export async function listHooks(q: Queryable, appId: string, after: string, limit: number): Promise<Webhook[]> {
+  return q
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.appId, appId), gt(webhooks.id, after)))
+    .orderBy(asc(webhooks.id))
+    .limit(limit);
+}
+
+/** Newest first, before the id the previous page ended on; each with its message's body. */
+export async function listLog(q: Queryable, webhookId: string, before: string | undefined, limit: number): Promise<(LogEntry & { payload: string | null })[]> {
+  return q
+    .select({ ...getTableColumns(webhookLog), payload: webhookMessages.body })
+    .from(webhookLog)
+    .leftJoin(webhookMessages, eq(webhookMessages.id, webhookLog.messageId))
+    .where(and(eq(webhookLog.webhookId, webhookId), before === undefined ? undefined : lt(webhookLog.id, before)))
+    .orderBy(desc(webhookLog.id))
+    .limit(limit);
+}
+
+export interface OutboxRow {
+  id: string;
+  webhookId: string;
+  appId: string;
+  eventType: string;
+  body: string;
+}
+
+/** Rows as one JSON parameter: JSON.stringify and Postgres' JSON parser are the cheapest way to ship large bodies. */
+const messageColumns = (items: OutboxRow[]) =>
+  sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text)`;
+
+/** Stores messages and queues them for delivery: one statement, five parameters, whatever the number. */
+export async function enqueue(q: Queryable, items: OutboxRow[]): Promise<void> {
+  if (items.length === 0) return;
+  await q.execute(sql`with stored as (
+      insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
+      select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(items)} returning id, webhook_id
+    )
+    insert into ${webhookOutbox} (id, webhook_id) select id, webhook_id from stored`);
+}
+
+/**
+ * Claims deliveries this node has just stored and still holds in memory: only the ids and
+ * attempt counts come back (not the bodies). Rows another worker got first are left out.
+ */
+export async function claimByIds(q: Queryable, ids: string[], holdSeconds: number): Promise<{ id: string; attempts: number }[]> {
+  return rows<{ id: string; attempts: number }>(
+    q,
+    sql`update ${webhookOutbox} set locked_until = now() + make_interval(secs => ${holdSeconds}), attempts = attempts + 1
+        where id = any(${textArray(ids)}::text[]) and (locked_until is null or locked_until < now())
+        returning id, attempts`,
+  );
+}
+
+export interface ClaimedRow {
+  id: string;
+  webhook_id: string;
+  app_id: string;
+  event_type: string;
+  body: string;
+  attempts: number;
+}
+
+/**
+ * Takes up to `limit` due deliveries of enabled hooks and holds them for `holdSeconds`; rows
+ * another worker holds are skipped, and a crashed worker's hold lapses.
+ */
+export async function claimDue(q: Queryable, limit: number, holdSeconds: number): Promise<ClaimedRow[]> {
+  return rows<ClaimedRow>(
+    q,
+    sql`with claimed as (
+          update ${webhookOutbox} o set locked_until = now() + make_interval(secs => ${holdSeconds}), attempts = o.attempts + 1
+          where o.id in (
+            select x.id from ${webhookOutbox} x join ${webhooks} w on w.id = x.webhook_id
+            where w.enabled and x.next_attempt_at <= now() and (x.locked_until is null or x.locked_until < now())
+            order by x.next_attempt_at limit ${limit}
+            for update of x skip locked)
+          returning o.id, o.webhook_id, o.attempts)
+        select c.id, c.webhook_id, m.app_id, m.event_type, m.body, c.attempts from claimed c join ${webhookMessages} m on m.id = c.id`,
+  );
+}
+
+export interface Settlement {
+  /** Messages to store first (prepublish calls, which have no outbox row). */
+  messages: OutboxRow[];
+  /** Rows to remove from the outbox: delivered, or given up. */
+  done: string[];
+  /** Rows to try again, each at its time. */
+  retry: { id: string; at: Date }[];
+  log: NewLogEntry[];
+  /** Per hook: `reset` sets its failure run to `n` (a delivery succeeded, `n` failed after it); otherwise `n` failures are added. */
+  runs: { webhookId: string; reset: boolean; n: number }[];
+}
+
+/**
+ * Records a batch of attempts in ONE statement (atomic on its own): outbox rows removed or
+ * rescheduled, log entries written, failure runs counted, and hooks whose run reached `limit`
+ * disabled. Returns the hooks at or over the limit.
+ */
+export async function settle(q: Queryable, s: Settlement, limit: number): Promise<{ id: string; app_id: string }[]> {
+  const log = s.log;
+  // Data-modifying CTEs always run to completion, whether or not the final statement reads them.
+  return rows<{ id: string; app_id: string; over: boolean }>(
+    q,
+    sql`with messages as (
+        insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
+        select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(s.messages)} returning 1
+      ), done as (
+        delete from ${webhookOutbox} where id = any(${textArray(s.done)}::text[]) returning 1
+      ), retry as (
+        update ${webhookOutbox} o set next_attempt_at = d.at, locked_until = null
+        from unnest(${textArray(s.retry.map((r) => r.id))}::text[], ${textArray(s.retry.map((r) => r.at.toISOString()))}::timestamptz[]) as d(id, at)
+        where o.id = d.id returning 1
+      ), logged as (
+        insert into ${webhookLog} (id, webhook_id, message_id, event_type, status_code, elapsed_ms, completed, attempt, error)
+        select l.id, l.webhook_id, l.message_id, l.event_type, l.status_code, l.elapsed_ms, l.completed, l.attempt, l.error
+        from unnest(${textArray(log.map((e) => e.id))}::text[], ${textArray(log.map((e) => e.webhookId))}::text[], ${textArray(log.map((e) => e.messageId))}::text[],
+          ${textArray(log.map((e) => e.eventType))}::text[], ${intArray(log.map((e) => e.statusCode))}::int[], ${intArray(log.map((e) => e.elapsedMs))}::int[],
+          ${boolArray(log.map((e) => e.completed))}::boolean[], ${intArray(log.map((e) => e.attempt))}::int[],
+          ${textArray(log.map((e) => e.error ?? ''))}::text[]) as l(id, webhook_id, message_id, event_type, status_code, elapsed_ms, completed, attempt, error)
+        join ${webhooks} w on w.id = l.webhook_id
+        returning 1
+      )
+      update ${webhooks} w
+      set consecutive_failures = case when d.reset then d.n else w.consecutive_failures + d.n end,
+          enabled = w.enabled and (case when d.reset then d.n else w.consecutive_failures + d.n end) < ${limit}
+      from unnest(${textArray(s.runs.map((r) => r.webhookId))}::text[], ${boolArray(s.runs.map((r) => r.reset))}::boolean[], ${intArray(s.runs.map((r) => r.n))}::int[]) as d(id, reset, n)
+      where w.id = d.id
+      returning w.id, w.app_id, w.consecutive_failures >= ${limit} as over`,
+  ).then((found) => found.filter((r) => r.over));
+}

@@ -1,0 +1,124 @@
+import type { AppDirectory } from '../apps/directory.js';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
+import { attemptRecords } from './record.js';
+import type { HookRegistry } from './registry.js';
+import { send } from './sender.js';
+import * as store from './store.js';
+import { succeeded, type Attempt } from './types.js';
+
+const BATCH = 500;
+const HOLD_SECONDS = 15;
+const IDLE_POLL_MS = 1000;
+/** After a wake-up, let deliveries gather a moment: one claim and one settle serve many events. */
+const GATHER_MS = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Stored deliveries kept in memory for the fast path; beyond this the outbox poll finds them. */
+const FRESH_LIMIT = 20_000;
+
+/**
+ * Delivers the stored postpublish deliveries. Fast path: rows this node just stored are
+ * claimed by id and sent from memory. Otherwise (retries, other nodes' rows, rows left by a
+ * restart) due rows are claimed from the outbox with SKIP LOCKED, so several nodes share the
+ * work. Each batch is sent concurrently, then one statement logs every attempt, deletes the
+ * delivered rows and reschedules the failed ones with backoff.
+ */
+export class DeliveryWorker {
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private fresh: store.OutboxRow[] = [];
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly apps: AppDirectory,
+    private readonly registry: HookRegistry,
+    private readonly failureLimit: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** Rows were stored: deliver them now rather than at the next poll. */
+  stored(rows: store.OutboxRow[]): void {
+    if (this.fresh.length + rows.length <= FRESH_LIMIT) this.fresh.push(...rows);
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let claimed = 0;
+      try {
+        claimed = await this.deliverBatch();
+      } catch (err) {
+        this.log.error({ err }, 'webhook delivery batch failed');
+      }
+      // A full batch means more are due: go on at once. Otherwise let work gather, or wait for it.
+      if (claimed < BATCH && !this.stopped) await (claimed === 0 && this.fresh.length === 0 ? this.idle() : sleep(GATHER_MS));
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, IDLE_POLL_MS);
+      this.wake = () => {
+        this.wake = undefined;
+        clearTimeout(timer);
+        if (this.stopped) resolve();
+        else setTimeout(resolve, GATHER_MS);
+      };
+    });
+  }
+
+  private async deliverBatch(): Promise<number> {
+    const claimed = this.fresh.length > 0 ? await this.claimFresh() : await store.claimDue(this.db, BATCH, HOLD_SECONDS);
+    if (claimed.length === 0) return 0;
+    const attempts = await Promise.all(claimed.map((row) => this.attempt(row)));
+    const failed = claimed.filter((row, i) => !succeeded(attempts[i] as Attempt));
+    const givenUp = failed.filter((row) => row.attempts >= MAX_ATTEMPTS).map((row) => row.id);
+    const disabled = await store.settle(
+      this.db,
+      {
+        messages: [],
+        done: [...attempts.filter((a) => succeeded(a)).map((a) => a.messageId), ...givenUp],
+        retry: failed.filter((row) => row.attempts < MAX_ATTEMPTS).map((row) => ({ id: row.id, at: new Date(Date.now() + retryDelayMs(row.attempts)) })),
+        ...attemptRecords(attempts),
+      },
+      this.failureLimit,
+    );
+    if (givenUp.length > 0) this.log.warn({ deliveries: givenUp }, `webhook deliveries given up after ${MAX_ATTEMPTS} attempts`);
+    for (const hook of disabled) {
+      this.log.warn({ webhookid: hook.id, appid: hook.app_id }, 'webhook disabled after consecutive failures');
+      this.registry.changed(hook.app_id);
+    }
+    return claimed.length;
+  }
+
+  private async claimFresh(): Promise<store.ClaimedRow[]> {
+    const rows = this.fresh.splice(0, BATCH);
+    const attempts = new Map((await store.claimByIds(this.db, rows.map((r) => r.id), HOLD_SECONDS)).map((r) => [r.id, r.attempts]));
+    return rows.flatMap((r) => {
+      const n = attempts.get(r.id);
+      return n === undefined ? [] : [{ id: r.id, webhook_id: r.webhookId, app_id: r.appId, event_type: r.eventType, body: r.body, attempts: n }];
+    });
+  }
+
+  private async attempt(row: store.ClaimedRow): Promise<Attempt> {
+    const [app, hooks] = await Promise.all([this.apps.get(row.app_id), this.registry.forApp(row.app_id)]);
+    const hook = hooks.find((h) => h.id === row.webhook_id);
+    const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, body: row.body, attempt: row.attempts };
+    if (app === undefined || hook === undefined) {
+      return { ...delivery, statusCode: 0, elapsedMs: 0, error: 'the webhook or its application no longer exists' };
+    }
+    return send(app.webhookSecret, { ...delivery, url: hook.url });
+  }
+}

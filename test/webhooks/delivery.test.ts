@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newApp, type TestApp } from '../helpers/api.js';
+import { roomWithUser } from './chat.js';
+import { eventually, startReceiver, verifySignature, type Receiver } from './receiver.js';
+
+let app: TestApp;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  app = await newApp();
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function receiver(behaviour: Parameters<typeof startReceiver>[0]) {
+  const r = await startReceiver(behaviour);
+  receivers.push(r);
+  return r;
+}
+
+async function createHook(api: TestApp['api'], fields: Record<string, unknown>) {
+  const res = await api.post('webhook/hooks', { enabled: true, type: 'postpublish', events: ['chatspeech'], ...fields });
+  expect(res.status).toBe(200);
+  return res.body.data.id as string;
+}
+
+const logOf = (api: TestApp['api'], id: string) => api.get(`webhook/hooks/${id}/logentries`).then((r) => r.body.data.logentries as { statuscode: number; completed: boolean; eventtype: string; elapsed: number; payload: { id: string } }[]);
+
+describe('postpublish delivery', () => {
+  it('delivers a signed event to a receiver answering 200 and logs it', async () => {
+    const { api, webhooksecret } = await newApp();
+    const ok = await receiver(() => 200);
+    const id = await createHook(api, { label: 'ok', url: ok.url });
+    const { roomid, say } = await roomWithUser(api);
+    const said = await say('hello hooks');
+    expect(said.status).toBe(200);
+
+    const [got] = await ok.waitFor(1);
+    expect(got?.body).toMatchObject({ type: 'chatspeech', entity: 'chat', containerid: roomid });
+    expect(got?.body.data).toMatchObject({ body: 'hello hooks' });
+    expect(got?.headers['webhook-id']).toBe(got?.body.id);
+    expect(webhooksecret).toMatch(/^whsec_/);
+    expect(verifySignature(webhooksecret, got as NonNullable<typeof got>)).toBe(true);
+    expect(verifySignature('whsec_' + Buffer.from('wrong key').toString('base64'), got as NonNullable<typeof got>)).toBe(false);
+
+    const log = await eventually(() => logOf(api, id), (l) => l.length === 1);
+    expect(log[0]).toMatchObject({ eventtype: 'chatspeech', statuscode: 200, completed: true });
+    expect(log[0]?.payload.id).toBe(got?.body.id);
+  });
+
+  it('deletes a hook with its log; another app cannot touch it', async () => {
+    const { api } = await newApp();
+    const ok = await receiver(() => 200);
+    const id = await createHook(api, { label: 'gone', url: ok.url });
+    const { say } = await roomWithUser(api);
+    await say('logged');
+    await eventually(() => logOf(api, id), (l) => l.length === 1);
+    const { api: other } = await newApp();
+    expect((await other.delete(`webhook/hooks/${id}`)).status).toBe(404);
+    expect(await logOf(api, id)).toHaveLength(1);
+    expect((await api.delete(`webhook/hooks/${id}`)).status).toBe(200);
+    const again = await createHook(api, { label: 'gone', url: ok.url });
+    expect(again).not.toBe(id);
+    expect(await logOf(api, again)).toEqual([]);
+  });
+
+  it('retries after a 500 with the same message id, and logs both attempts', async () => {
+    const flaky = await receiver((n) => (n === 0 ? 500 : 200));
+    const id = await createHook(app.api, { label: 'flaky', url: flaky.url });
+    const { say } = await roomWithUser(app.api);
+    await say('try again');
+    const [first, second] = await flaky.waitFor(2);
+    expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+    expect(verifySignature(app.webhooksecret, second as NonNullable<typeof second>)).toBe(true);
+    const log = await eventually(() => logOf(app.api, id), (l) => l.length === 2);
+    expect(log.map((e) => [e.statuscode, e.completed])).toEqual([
+      [200, true],
+      [500, false],
+    ]);
+    const hooks = await app.api.get('webhook/hooks');
+    expect(hooks.body.data.webhooks.find((w: { id: string }) => w.id === id).consecutivefailures).toBe(0);
+  });
+
+  it('counts a receiver silent past 3 s as failed and retries it; the publishing request does not wait', async () => {
+    const slow = await receiver((n) => (n === 0 ? 'hang' : 200));
+    const id = await createHook(app.api, { label: 'slow', url: slow.url });
+    const { say } = await roomWithUser(app.api);
+    const started = Date.now();
+    expect((await say('not waiting')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await slow.waitFor(2, 20_000);
+    const log = await eventually(() => logOf(app.api, id), (l) => l.length === 2, 20_000);
+    expect(log[1]).toMatchObject({ statuscode: 0, completed: false });
+    expect(log[1]?.elapsed).toBeGreaterThanOrEqual(2900);
+    expect(log[0]).toMatchObject({ statuscode: 200, completed: true });
+  });
+
+  it('fires only for rooms with every required custom tag, and only for the listed entities', async () => {
+    const { api } = await newApp();
+    const tagged = await receiver(() => 200);
+    const commentsOnly = await receiver(() => 200);
+    await createHook(api, { label: 'tags', url: tagged.url, requiredcustomtags: ['vip', 'live'] });
+    await createHook(api, { label: 'comments', url: commentsOnly.url, entities: ['comment'] });
+    const plain = await roomWithUser(api, ['vip']);
+    const vip = await roomWithUser(api, ['vip', 'live', 'extra']);
+    await plain.say('not for the hook');
+    await vip.say('for the hook');
+    const [got] = await tagged.waitFor(1);
+    expect(got?.body.containerid).toBe(vip.roomid);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(tagged.received).toHaveLength(1);
+    expect(commentsOnly.received).toHaveLength(0);
+  });
+});
+
