@@ -35,9 +35,10 @@ const EnvSchema = v.object({
   BODY_LIMIT: v.optional(byteSize, '1mb'),
   SESSION_IDLE_SECONDS: v.optional(positiveInt, '600'),
   PRESENCE_WINDOW_SECONDS: v.optional(positiveInt, '30'),
+  USER_REPORT_WINDOW_SECONDS: v.optional(positiveInt, '86400'),
   WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
-  WS_IDLE_TIMEOUT_SECONDS: v.optional(positiveInt, '120'),
+  WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
 });
 
@@ -52,6 +53,8 @@ export type Config = {
   bodyLimit: number;
   sessionIdleSeconds: number;
   presenceWindowSeconds: number;
+  /** Trailing window in which room-level user reports count toward the application's userReportsLimit. */
+  userReportWindowSeconds: number;
   wsMaxSubscriptions: number;
   wsMaxBackpressure: number;
   wsIdleTimeoutSeconds: number;
@@ -80,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     bodyLimit: e.BODY_LIMIT,
     sessionIdleSeconds: e.SESSION_IDLE_SECONDS,
     presenceWindowSeconds: e.PRESENCE_WINDOW_SECONDS,
+    userReportWindowSeconds: e.USER_REPORT_WINDOW_SECONDS,
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,

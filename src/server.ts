@@ -11,13 +11,19 @@ import { manageRoutes } from './manage/routes.js';
 import type { Bus } from './realtime/bus.js';
 import { MemoryBus } from './realtime/memory-bus.js';
 import { RedisBus } from './realtime/redis-bus.js';
+import { realtimeArea } from './realtime/area.js';
 import { FeedRegistry } from './realtime/live.js';
 import { newSecret } from './ids.js';
 import { usersArea } from './users/routes.js';
+import { chatArea } from './chat/area.js';
+import { commentsArea } from './comments/area.js';
+import { pollsArea } from './polls/routes.js';
+import { webhooksArea } from './webhooks/routes.js';
+import { notificationsArea } from './notifications/routes.js';
 import { UserService } from './users/service.js';
 
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
-const AREAS: ((core: Core) => Area)[] = [usersArea];
+const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, realtimeArea, webhooksArea, commentsArea, notificationsArea];
 
 export interface RunningServer {
   port: number;
