@@ -11,7 +11,8 @@ import type { Subscriptions } from './subscriptions.js';
 
 export const WS_PATH = '/api/v3/:appid/ws';
 /** How often every socket's unsent bytes are compared with WS_MAX_BACKPRESSURE. */
-const BACKPRESSURE_CHECK_MS = 250;
+const BACKPRESSURE_CHECK_MS = 100;
+const UWS_CAP_HEADROOM_BYTES = 2 * 1024 * 1024;
 
 export interface EndpointDeps {
   config: Config;
@@ -39,9 +40,9 @@ export class Endpoint {
       idleTimeout: this.deps.config.wsIdleTimeoutSeconds,
       sendPingsAutomatically: true,
       // Published frames bypass sendFrame: the sweeper closes sockets beyond the limit with 4008.
-      // uWS's own cap sits above it so the close frame still fits; past it, frames are dropped
-      // and the socket is closed at once (a client without its frames must not stay open).
-      maxBackpressure: 4 * this.limit,
+      // uWS's own cap sits well above it (a burst between two sweeps must not reach it: past the
+      // cap uWS drops frames, the close frame included, and the client sees only a reset).
+      maxBackpressure: 4 * this.limit + UWS_CAP_HEADROOM_BYTES,
       closeOnBackpressureLimit: false,
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.open(ws),
@@ -51,7 +52,14 @@ export class Endpoint {
         const text = isBinary ? undefined : Buffer.from(message).toString('utf8');
         conn.queue = conn.queue.then(() => this.handle(ws, text)).catch((err: unknown) => this.deps.log.error({ err }, 'websocket frame failed'));
       },
-      dropped: (ws) => closeSocket(ws, CLOSE.slowConsumer, 'slow consumer'),
+      // Called from inside app.publish: closing there changes the topic tree uWS is iterating
+      // and crashes the process (seen as a segfault), so the close waits for the next turn.
+      dropped: (ws) => {
+        const conn = ws.getUserData();
+        setImmediate(() => {
+          if (!conn.closed) closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+        });
+      },
       close: (ws) => {
         const conn = ws.getUserData();
         conn.closed = true;
