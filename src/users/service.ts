@@ -73,10 +73,11 @@ export class UserService {
 
   /** Creates the user or updates the fields the input carries. */
   async ensure(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
-    for (let attempt = 0; attempt < 4; attempt++) {
+    for (let attempt = 0; attempt < 8; attempt++) {
       try {
         const existing = await store.findUser(this.db, app.userPool, input.userid);
-        return existing === undefined ? await this.create(app, input, options) : await this.update(app, existing, input, options);
+        const contended = attempt > 0;
+        return existing === undefined ? await this.create(app, input, options, contended) : await this.update(app, existing, input, options, contended);
       } catch (err) {
         // A concurrent request took the handle or created the user between our read and write.
         if (!isUniqueViolation(err) && !(err instanceof RaceLost)) throw err;
@@ -121,15 +122,15 @@ export class UserService {
     for (const handler of this.purgeHandlers) await handler(app, userId, byUserId);
   }
 
-  private async create(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
+  private async create(app: Application, input: UserInput, options: EnsureOptions, contended: boolean): Promise<User> {
     const displayname = input.displayname ?? '';
     if (options.requireDisplayName && displayname.trim() === '') {
       throw badRequest('A displayname is required to create a user.', { displayname: 'is required when the user is new' });
     }
     const handle =
       input.handle !== undefined && input.handle !== ''
-        ? await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken)
-        : await this.freeHandle(app, handleFrom(displayname || input.userid), input.userid, 'variant');
+        ? await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken, contended)
+        : await this.freeHandle(app, handleFrom(displayname || input.userid), input.userid, 'variant', contended);
     const user = await store.insertUser(this.db, {
       pool: app.userPool,
       userId: input.userid,
@@ -146,10 +147,10 @@ export class UserService {
     return user;
   }
 
-  private async update(app: Application, existing: User, input: UserInput, options: EnsureOptions): Promise<User> {
+  private async update(app: Application, existing: User, input: UserInput, options: EnsureOptions, contended: boolean): Promise<User> {
     const patch: store.UserPatch = {};
     if (input.handle !== undefined && input.handle !== '' && input.handle.toLowerCase() !== existing.handleLower) {
-      const handle = await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken);
+      const handle = await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken, contended);
       patch.handle = handle;
       patch.handleLower = handle.toLowerCase();
     } else if (input.handle !== undefined && input.handle !== '' && input.handle !== existing.handle) {
@@ -168,13 +169,18 @@ export class UserService {
     return user;
   }
 
-  /** The requested handle if free; else, in variant mode, the first free of handle1..handle99. */
-  private async freeHandle(app: Application, requested: string, userId: string, onTaken: HandleConflict): Promise<string> {
+  /**
+   * The requested handle if free; else, in variant mode, the first free of handle1..handle99.
+   * After losing a race for it (`contended`), a random free variant: requests racing for the same
+   * base then spread out instead of colliding on the same next number again.
+   */
+  private async freeHandle(app: Application, requested: string, userId: string, onTaken: HandleConflict, contended: boolean): Promise<string> {
     assertValidHandle(requested);
     const candidates = onTaken === 'reject' ? [requested] : handleCandidates(requested);
     const taken = await store.takenHandles(this.db, app.userPool, candidates, userId);
-    const free = candidates.find((c) => !taken.has(c.toLowerCase()));
-    if (free !== undefined) return free;
+    const free = candidates.filter((c) => !taken.has(c.toLowerCase()));
+    const pick = contended ? free[Math.floor(Math.random() * free.length)] : free[0];
+    if (pick !== undefined) return pick;
     if (onTaken === 'reject') throw conflict(`The handle ${requested} is already in use.`, { handle: 'is already in use' });
     throw badRequest(`The handle ${requested} and all its numbered variants are in use.`, { handle: 'no free variant' });
   }

@@ -15,11 +15,14 @@ interface Run {
   stderr: string;
 }
 
+/** The CLI's subject is the embedded database, also when the suite runs on Postgres. */
+const EMBEDDED = { DATABASE_URL: '', REDIS_URL: '' };
+
 function createApp(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/create-app.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, LOG_LEVEL: 'warn', ...EMBEDDED, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -66,7 +69,7 @@ describe('npm run app:create', () => {
     const appid = field(run.stdout, 'appid');
     const token = field(run.stdout, 'token');
 
-    server = await spawnServer({ DATA_DIR: dataDir });
+    server = await spawnServer({ ...EMBEDDED, DATA_DIR: dataDir });
     const api = new Client(server.url, appid, token);
     const created = await api.post('user/users/cli-user', { displayname: 'Cli User' });
     expectEnvelope(created, 200);
