@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customColumns } from './custom-columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -59,12 +60,7 @@ export const chatEvents = pgTable(
     userId: text('user_id'),
     body: text('body').notNull().default(''),
     originalBody: text('original_body').notNull().default(''),
-    customType: text('custom_type').notNull().default(''),
-    customId: text('custom_id'),
-    customPayload: text('custom_payload').notNull().default(''),
-    customField1: text('custom_field1').notNull().default(''),
-    customField2: text('custom_field2').notNull().default(''),
-    customTags: jsonb('custom_tags').$type<string[]>().notNull().default([]),
+    ...customColumns(),
     /** The quoted event (quote), the reacted-to event (reaction), the changed event (replace, remove). */
     replyToId: text('reply_to_id'),
     /** Threaded replies: the direct parent and all ancestors, root first. */

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customColumns } from './custom-columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
 
@@ -36,12 +37,7 @@ export const commentConversations = pgTable(
     maxCommentLen: integer('max_comment_len').notNull().default(256),
     commentCount: integer('comment_count').notNull().default(0),
     open: boolean('open').notNull().default(true),
-    customType: text('custom_type').notNull().default(''),
-    customId: text('custom_id'),
-    customPayload: text('custom_payload').notNull().default(''),
-    customField1: text('custom_field1').notNull().default(''),
-    customField2: text('custom_field2').notNull().default(''),
-    customTags: jsonb('custom_tags').$type<string[]>().notNull().default([]),
+    ...customColumns(),
     reactions: jsonb('reactions').$type<Tally[]>().notNull().default([]),
     likeCount: integer('like_count').notNull().default(0),
     added: ts('added').notNull(),
@@ -91,12 +87,7 @@ export const comments = pgTable(
     originalBody: text('original_body').notNull(),
     hashtags: jsonb('hashtags').$type<string[]>().notNull().default([]),
     mentions: jsonb('mentions').$type<string[]>().notNull().default([]),
-    customType: text('custom_type').notNull().default(''),
-    customId: text('custom_id'),
-    customPayload: text('custom_payload').notNull().default(''),
-    customField1: text('custom_field1').notNull().default(''),
-    customField2: text('custom_field2').notNull().default(''),
-    customTags: jsonb('custom_tags').$type<string[]>().notNull().default([]),
+    ...customColumns(),
     edited: boolean('edited').notNull().default(false),
     censored: boolean('censored').notNull().default(false),
     deleted: boolean('deleted').notNull().default(false),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customColumns } from './custom-columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -51,12 +52,7 @@ export const pollChoices = pgTable(
     imageUrl: text('image_url').notNull().default(''),
     videoId: text('video_id').notNull().default(''),
     embedCode: text('embed_code').notNull().default(''),
-    customType: text('custom_type').notNull().default(''),
-    customId: text('custom_id'),
-    customPayload: text('custom_payload').notNull().default(''),
-    customField1: text('custom_field1').notNull().default(''),
-    customField2: text('custom_field2').notNull().default(''),
-    customTags: jsonb('custom_tags').$type<string[]>().notNull().default([]),
+    ...customColumns(),
     /** Kept exact with the poll's totalResponses. */
     responseCount: integer('response_count').notNull().default(0),
     added: ts('added').notNull().defaultNow(),

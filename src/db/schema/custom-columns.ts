@@ -1,0 +1,11 @@
+import { jsonb, text } from 'drizzle-orm/pg-core';
+
+/** The customer's own fields that rooms, events, conversations, comments, polls and choices carry. */
+export const customColumns = () => ({
+  customType: text('custom_type').notNull().default(''),
+  customId: text('custom_id'),
+  customPayload: text('custom_payload').notNull().default(''),
+  customField1: text('custom_field1').notNull().default(''),
+  customField2: text('custom_field2').notNull().default(''),
+  customTags: jsonb('custom_tags').$type<string[]>().notNull().default([]),
+});
