@@ -8,17 +8,22 @@ const customField = () => v.optional(bytesText(1024));
 const when = () => v.optional(v.nullable(timestamp()));
 const limit = () => v.optional(integer(0, 1_000_000));
 
-const pollFields = {
-  ownerid: v.optional(v.nullable(text(250))),
-  subtitle: v.optional(text(1024)),
-  description: v.optional(text(65536)),
-  pictureurl: v.optional(text(2048)),
+/** The customer's own fields, on polls and on choices. */
+const customInput = {
   customid: v.optional(v.nullable(text(250))),
   customtype: v.optional(text(250)),
   custompayload: v.optional(text(65536)),
   customfield1: customField(),
   customfield2: customField(),
   customtags: v.optional(stringList(100)),
+};
+
+const pollFields = {
+  ownerid: v.optional(v.nullable(text(250))),
+  subtitle: v.optional(text(1024)),
+  description: v.optional(text(65536)),
+  pictureurl: v.optional(text(2048)),
+  ...customInput,
   allowmultiplechoicesperuser: v.optional(flag()),
   maxtotalresponsesperuser: limit(),
   maxresponsesperchoiceperuser: limit(),
@@ -43,12 +48,7 @@ const choiceFields = {
   imageurl: v.optional(text(2048)),
   videoid: v.optional(text(1024)),
   embedcode: v.optional(text(65536)),
-  customid: v.optional(v.nullable(text(250))),
-  customtype: v.optional(text(250)),
-  custompayload: v.optional(text(65536)),
-  customfield1: customField(),
-  customfield2: customField(),
-  customtags: v.optional(stringList(100)),
+  ...customInput,
 };
 
 const ChoiceInput = v.object(choiceFields);
