@@ -13,9 +13,8 @@ import type { RoomBody } from './schemas.js';
 import { deleteRoomEvents } from './store/events.js';
 import { deleteRoomPeople, isAllowed, setPermission } from './store/participants.js';
 import { deleteRoom, insertRoom, updateRoom, type RoomPatch } from './store/rooms.js';
+import { isUniqueViolation } from '../db/errors.js';
 
-const UNIQUE_VIOLATION = '23505';
-const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === UNIQUE_VIOLATION || (err as { cause?: { code?: string } } | null)?.cause?.code === UNIQUE_VIOLATION;
 
 function patchOf(body: RoomBody): RoomPatch {
   const p: RoomPatch = {};

@@ -1,10 +1,9 @@
 import * as v from 'valibot';
-import { bytesText, choice, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
+import { choice, customField, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
 import { userFields } from '../users/schemas.js';
 import { COMMAND_EVENT_TYPES } from './commands.js';
 
 
-const customField = () => v.optional(bytesText(1024));
 const userId = () => requiredText(250);
 
 /** Create and update take the same body; on update every field is optional. */

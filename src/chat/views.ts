@@ -1,11 +1,11 @@
 import type { chatEvents, chatRooms } from '../db/schema/chat.js';
 import type { User } from '../users/types.js';
 import { userView, type UserView } from '../users/views.js';
+import { isoOrNull } from '../iso.js';
 
 type Room = typeof chatRooms.$inferSelect;
 type ChatEvent = typeof chatEvents.$inferSelect;
 
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /** The chat.room object. */
 export function roomView(room: Room, extra: Record<string, unknown> = {}) {
@@ -33,7 +33,7 @@ export function roomView(room: Room, extra: Record<string, unknown> = {}) {
     moderation: room.moderation,
     maxreports: room.maxReports,
     delaymessageseconds: room.delayMessageSeconds,
-    lastmessagetime: iso(room.lastMessageAt),
+    lastmessagetime: isoOrNull(room.lastMessageAt),
     added: room.added.toISOString(),
     whenmodified: room.whenModified.toISOString(),
     ...extra,

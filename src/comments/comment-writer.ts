@@ -3,7 +3,7 @@ import { conflict, notFound } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import { adjustReplyCount, insertComments } from './comment-store.js';
 import { adjustCommentCount } from './conversation-store.js';
-import { violatedForeignKey, violatedUniqueIndex } from './pg-errors.js';
+import { violatedForeignKey, violatedUniqueIndex } from '../db/errors.js';
 import type { Comment } from './views.js';
 
 const MAX_BATCH = 500;

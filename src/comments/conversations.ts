@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import * as store from './conversation-store.js';
 import type { PageCache } from './page-cache.js';
 import type { UpsertConversationInput } from './schemas.js';
-import { violatedUniqueIndex } from './pg-errors.js';
+import { violatedUniqueIndex } from '../db/errors.js';
 import type { Conversation } from './views.js';
 
 /** Custom fields that, once they held a value, cannot be set back to empty (api-v3.md, Conversation). */

@@ -48,6 +48,9 @@ export const requiredText = (maxLength = 65536) =>
 export const bytesText = (maxBytes: number) =>
   v.pipe(text(maxBytes * 4), v.check((s) => Buffer.byteLength(s, 'utf8') <= maxBytes, `must be at most ${maxBytes} bytes`));
 
+/** customfield1 and customfield2: up to 1024 bytes each (api-v3.md, Limits). */
+export const customField = () => v.optional(bytesText(1024));
+
 /** One of the given strings (case-insensitive); int32 codes map to the string at that index. */
 export const choice = <const T extends readonly string[]>(values: T, numbered = false) =>
   v.pipe(

@@ -52,6 +52,8 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     router.add(prefix + r.path, r);
   }
   const manageToken = Buffer.from(deps.manageToken);
+  // The level is fixed at start: when access lines are off, a request builds no log object.
+  const accessLog = deps.log.isLevelEnabled('info');
   const app = App();
 
   app.options('/*', (res) => {
@@ -74,7 +76,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     });
     const respond = (status: number, body: string, extra?: [string, string]) => {
       send(res, state, status, body, incoming.requestId, extra);
-      deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
+      if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
       if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors));

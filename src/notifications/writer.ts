@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { TickBatcher } from '../db/tick-batcher.js';
 import type { Bus } from '../realtime/bus.js';
 import { publishLive } from '../realtime/live.js';
 import * as store from './store.js';
@@ -15,41 +16,32 @@ import { notificationView } from './views.js';
  * pushed to `user:{userid}`. The actor is never notified about themself.
  */
 export class NotificationWriter implements PublishHook {
-  private pending: PublishedEvent[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly batcher: TickBatcher<PublishedEvent>;
 
   constructor(
     private readonly db: Db,
     private readonly apps: AppDirectory,
     private readonly bus: Bus,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    this.batcher = new TickBatcher((events) => this.write(events), log, 'writing notifications');
+  }
 
   async beforePublish(): Promise<void> {}
 
   afterPublish(event: PublishedEvent): void {
-    if (event.notify.length === 0) return;
-    this.pending.push(event);
-    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+    if (event.notify.length > 0) this.batcher.add([event]);
   }
 
   /** Resolves once every event seen so far is written. */
-  async drain(): Promise<void> {
-    while (this.flushing !== undefined) await this.flushing;
+  drain(): Promise<void> {
+    return this.batcher.drain();
   }
 
-  private async flush(): Promise<void> {
-    const events = this.pending;
-    this.pending = [];
-    try {
-      const rows = (await Promise.all([...groupByApp(events)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
-      for (const n of await store.insertNotifications(this.db, rows)) {
-        publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: notificationView(n) });
-      }
-    } catch (err) {
-      this.log.error({ err, events: events.length }, 'writing notifications failed');
-    } finally {
-      this.flushing = this.pending.length > 0 ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush()) : undefined;
+  private async write(events: PublishedEvent[]): Promise<void> {
+    const rows = (await Promise.all([...groupByApp(events)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
+    for (const n of await store.insertNotifications(this.db, rows)) {
+      publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: notificationView(n) });
     }
   }
 
@@ -86,7 +78,11 @@ export class NotificationWriter implements PublishHook {
 
 function groupByApp(events: PublishedEvent[]): Map<string, PublishedEvent[]> {
   const byApp = new Map<string, PublishedEvent[]>();
-  for (const e of events) byApp.set(e.appId, [...(byApp.get(e.appId) ?? []), e]);
+  for (const e of events) {
+    const own = byApp.get(e.appId);
+    if (own === undefined) byApp.set(e.appId, [e]);
+    else own.push(e);
+  }
   return byApp;
 }
 

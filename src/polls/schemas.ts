@@ -1,10 +1,9 @@
 import * as v from 'valibot';
-import { bytesText, choice, flag, integer, paging, requiredText, stringList, text, timestamp } from '../http/fields.js';
+import { choice, customField, flag, integer, paging, requiredText, stringList, text, timestamp } from '../http/fields.js';
 
 export const POLL_STATUSES = ['unpublished', 'published', 'closed'] as const;
 export type PollStatus = (typeof POLL_STATUSES)[number];
 
-const customField = () => v.optional(bytesText(1024));
 const when = () => v.optional(v.nullable(timestamp()));
 const limit = () => v.optional(integer(0, 1_000_000));
 

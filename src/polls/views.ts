@@ -1,6 +1,6 @@
 import type { Choice, Lead, Poll, PollResponse } from './types.js';
+import { isoOrNull } from '../iso.js';
 
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 export function choiceView(c: Choice) {
   return {
@@ -44,9 +44,9 @@ export function pollView(p: Poll, choices: Choice[]) {
     allowmultiplechoicesperuser: p.allowMultipleChoicesPerUser,
     maxtotalresponsesperuser: p.maxTotalResponsesPerUser,
     maxresponsesperchoiceperuser: p.maxResponsesPerChoicePerUser,
-    whenpollopens: iso(p.whenPollOpens),
-    whenpollcloses: iso(p.whenPollCloses),
-    whenpollexpires: iso(p.whenPollExpires),
+    whenpollopens: isoOrNull(p.whenPollOpens),
+    whenpollcloses: isoOrNull(p.whenPollCloses),
+    whenpollexpires: isoOrNull(p.whenPollExpires),
     status: p.status,
     displayresults: p.displayResults,
     sortchoices: p.sortChoices,

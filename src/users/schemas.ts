@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { bytesText, choice, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
+import { choice, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
 import { ROLES } from './types.js';
 
 export const REPORT_TYPES = ['abuse', 'spam', 'selfharm', 'hate', 'violence', 'harassment', 'nudity', 'illegal', 'false', 'other'] as const;
@@ -37,4 +37,3 @@ export const Search = v.object({
 });
 
 export const Paging = v.object(paging(50, 200));
-export const customField = () => v.optional(bytesText(1024));

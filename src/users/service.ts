@@ -6,6 +6,7 @@ import type { Bus } from '../realtime/bus.js';
 import { assertValidHandle, handleCandidates, handleFrom } from './handles.js';
 import * as store from './store.js';
 import type { User, UserInput } from './types.js';
+import { isUniqueViolation } from '../db/errors.js';
 
 /** How a request that names a handle held by someone else is answered. */
 export type HandleConflict = 'variant' | 'reject';
@@ -19,8 +20,6 @@ export interface EnsureOptions {
 export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
 
 const CACHE_LIMIT = 50_000;
-const UNIQUE_VIOLATION = '23505';
-const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === UNIQUE_VIOLATION || (err as { cause?: { code?: string } } | null)?.cause?.code === UNIQUE_VIOLATION;
 
 /**
  * Users of a pool (an application's own, or its organization's shared one). Every write goes

@@ -1,6 +1,6 @@
 import { effectActive, type User } from './types.js';
+import { isoOrNull } from '../iso.js';
 
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /** The app.user object every endpoint returns. */
 export function userView(user: User) {
@@ -19,11 +19,11 @@ export function userView(user: User) {
     role: user.role,
     customtags: user.customTags,
     banned,
-    banexpires: banned ? iso(user.bannedUntil) : null,
+    banexpires: banned ? isoOrNull(user.bannedUntil) : null,
     shadowbanned,
-    shadowbanexpires: shadowbanned ? iso(user.shadowBannedUntil) : null,
+    shadowbanexpires: shadowbanned ? isoOrNull(user.shadowBannedUntil) : null,
     muted,
-    muteexpires: muted ? iso(user.mutedUntil) : null,
+    muteexpires: muted ? isoOrNull(user.mutedUntil) : null,
     added: user.added.toISOString(),
     whenmodified: user.whenModified.toISOString(),
   };

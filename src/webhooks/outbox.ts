@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { TickBatcher } from '../db/tick-batcher.js';
 import * as store from './store.js';
 
 /**
@@ -7,35 +8,25 @@ import * as store from './store.js';
  * are handed to the worker. Publishing only appends to an array.
  */
 export class OutboxWriter {
-  private pending: store.OutboxRow[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly batcher: TickBatcher<store.OutboxRow>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly log: Logger,
-    private readonly written: (rows: store.OutboxRow[]) => void,
-  ) {}
+  constructor(db: Db, log: Logger, written: (rows: store.OutboxRow[]) => void) {
+    this.batcher = new TickBatcher(
+      async (rows) => {
+        await store.enqueue(db, rows);
+        written(rows);
+      },
+      log,
+      'storing webhook deliveries',
+    );
+  }
 
   add(rows: store.OutboxRow[]): void {
-    this.pending.push(...rows);
-    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+    this.batcher.add(rows);
   }
 
   /** Resolves once everything added so far is stored. */
-  async drain(): Promise<void> {
-    while (this.flushing !== undefined) await this.flushing;
-  }
-
-  private async flush(): Promise<void> {
-    const rows = this.pending;
-    this.pending = [];
-    try {
-      await store.enqueue(this.db, rows);
-      this.written(rows);
-    } catch (err) {
-      this.log.error({ err, deliveries: rows.length }, 'storing webhook deliveries failed');
-    } finally {
-      this.flushing = this.pending.length > 0 ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush()) : undefined;
-    }
+  drain(): Promise<void> {
+    return this.batcher.drain();
   }
 }

@@ -6,6 +6,7 @@ import { userView, type UserView } from '../../users/views.js';
 import type { ChatContext, EventView, Room, RoomView } from '../context.js';
 import { moderatedRoomView } from './room-view.js';
 import { globallyAffectedUsers } from './store.js';
+import { isoOrNull } from '../../iso.js';
 
 export interface BounceResult {
   kind: 'chat.bounceuser';
@@ -25,7 +26,6 @@ export interface RoomUserEffectView {
   added: string | null;
 }
 
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /** Bounce, room mute and shadow ban, purge, and the list of effects in force in a room. */
 export class UserEffects {
@@ -80,7 +80,7 @@ export class UserEffects {
       const user = byId.get(userId);
       return {
         key: `${userId}\u0000${scope}\u0000${effecttype}`,
-        item: { kind: 'chat.roomusereffect', userid: userId, user: user === undefined ? null : userView(user), effecttype, scope, expires: iso(expires), added: iso(added) },
+        item: { kind: 'chat.roomusereffect', userid: userId, user: user === undefined ? null : userView(user), effecttype, scope, expires: isoOrNull(expires), added: isoOrNull(added) },
       };
     };
     return [

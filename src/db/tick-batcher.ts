@@ -1,0 +1,41 @@
+import type { Logger } from '../logger.js';
+
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Work that need not answer a request (notifications, webhook outbox rows): items added within
+ * one event-loop turn are written together by one `flush` call; items added meanwhile go in the
+ * next one. A failed flush is logged and its items dropped.
+ */
+export class TickBatcher<T> {
+  private pending: T[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly flush: (items: T[]) => Promise<void>,
+    private readonly log: Logger,
+    private readonly what: string,
+  ) {}
+
+  add(items: T[]): void {
+    this.pending.push(...items);
+    this.flushing ??= nextTick().then(() => this.run());
+  }
+
+  /** Resolves once everything added so far is flushed. */
+  async drain(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+  }
+
+  private async run(): Promise<void> {
+    const items = this.pending;
+    this.pending = [];
+    try {
+      await this.flush(items);
+    } catch (err) {
+      this.log.error({ err, items: items.length }, `${this.what} failed`);
+    } finally {
+      this.flushing = this.pending.length > 0 ? nextTick().then(() => this.run()) : undefined;
+    }
+  }
+}
