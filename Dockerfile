@@ -20,4 +20,4 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

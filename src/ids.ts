@@ -1,7 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import { uuidv7 } from 'uuidv7';
+import { randomBytes, randomFillSync } from 'node:crypto';
+import { V7Generator } from 'uuidv7';
+
+/** Random words for id generation, drawn from the CSPRNG a few thousand at a time instead of once per id. */
+class PooledRandom {
+  private readonly pool = new Uint32Array(2048);
+  private next = this.pool.length;
+
+  nextUint32(): number {
+    if (this.next === this.pool.length) {
+      randomFillSync(this.pool);
+      this.next = 0;
+    }
+    return this.pool[this.next++] as number;
+  }
+}
+
+const generator = new V7Generator(new PooledRandom());
 
 /** Time-ordered, URL-safe, unique across nodes. */
-export const newId = (): string => uuidv7();
+export const newId = (): string => generator.generate().toString();
 
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url');

@@ -1,3 +1,4 @@
+import { paced } from './paced.js';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -18,12 +19,16 @@ export interface LoadOptions {
   connections?: number;
   pipelining?: number;
   durationSeconds?: number;
-  /** Requests per second across all connections (for latency at a fixed rate). */
+  /** Requests per second across all connections, evenly paced (for latency at a fixed rate; see paced.ts). */
   overallRate?: number;
 }
 
-/** Runs autocannon and reduces its result to the figures the notes quote. */
+/** Runs autocannon (or, at a fixed rate, the paced generator) and reduces its result to the figures the notes quote. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  if (options.overallRate !== undefined) {
+    if (options.requests !== undefined) throw new Error('a paced load sends one fixed request');
+    return paced({ ...options, overallRate: options.overallRate });
+  }
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -33,7 +38,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 64,
     pipelining: options.pipelining ?? 1,
     duration: options.durationSeconds ?? 10,
-    overallRate: options.overallRate,
   });
   return {
     requestsPerSec: Math.round(result.requests.average),

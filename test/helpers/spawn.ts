@@ -34,7 +34,8 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
   const port = await freePort();
   const dataDir = env['DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'engage-test-'));
   const ownsDataDir = env['DATA_DIR'] === undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // The same V8 flag as `npm start` and the Dockerfile (see the README).
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

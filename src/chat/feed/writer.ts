@@ -37,22 +37,37 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** One write sent to the database; `outcomes` is set when it returns. */
+interface Flight {
+  batch: Pending[];
+  rooms: Set<string>;
+  outcomes?: (Written | Error)[];
+}
+
 const MAX_BATCH = 1000;
+/** Writes in flight at once: the next one gathers and travels while the database commits the last. */
+const PIPELINE_DEPTH = 2;
+const MAX_TRACKED_ROOMS = 10_000;
 const GATHER_TURNS = 3;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Group commit for everything that enters a room's feed. Plain inserts that arrive while a
- * write is in flight (or within the same tick) share the next one: per room, one statement that
- * reserves the seqs and inserts every row. Jobs with statements of their own (reactions, edits)
- * or stored events to publish get a transaction each. One write at a time, so seqs reach the
- * push in order; `afterCommit` (views, push) runs before any job's promise settles, so nothing
+ * Group commit for everything that enters a room's feed. Plain inserts that arrive together
+ * share one write: per room, one statement that reserves the seqs and inserts every row. Jobs
+ * with statements of their own (reactions, edits) or stored events to publish get a
+ * transaction each. Two writes may be in flight; their results are published in seq order (see
+ * `release`), and `afterCommit` (views, push) runs before any job's promise settles, so nothing
  * is answered before it is durable and visible to this node's pollers.
  */
 export class FeedWriter {
   private queue: Pending[] = [];
-  private running = false;
+  /** In submission order. */
+  private flights: Flight[] = [];
+  private gathering = false;
+  private releasing = false;
   private lastBatch = 0;
+  /** The last seq this node published per room. */
+  private readonly lastPublished = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -63,32 +78,85 @@ export class FeedWriter {
   submit(job: WriteJob): Promise<Written> {
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
-      if (!this.running) {
-        this.running = true;
-        setImmediate(() => void this.drain());
-      }
+      this.launch();
     });
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      // Clients answered by the last write send their next request about now: a moment's wait
-      // lets them join this write instead of trailing in tiny writes of their own.
-      for (let turn = 0; turn < GATHER_TURNS && this.queue.length < this.lastBatch / 2; turn++) await nextTurn();
-      const batch = this.takeBatch();
-      this.lastBatch = batch.length;
-      const plain = batch.length > 1 || (batch[0] as Pending).job.prepare === undefined && (batch[0] as Pending).job.publishIds === undefined;
-      const outcomes = plain ? await this.appendPlain(batch) : await this.commitOne(batch[0] as Pending);
-      const written = outcomes.filter((o): o is Written => !(o instanceof Error));
+  private launch(): void {
+    if (this.gathering || this.queue.length === 0 || this.flights.length >= PIPELINE_DEPTH) return;
+    this.gathering = true;
+    setImmediate(() => void this.gatherAndSend());
+  }
+
+  private async gatherAndSend(): Promise<void> {
+    // Clients answered by the last write send their next request about now: a moment's wait
+    // lets them join this write instead of trailing in tiny writes of their own.
+    for (let turn = 0; turn < GATHER_TURNS && this.queue.length < this.lastBatch / 2; turn++) await nextTurn();
+    const batch = this.takeBatch();
+    this.lastBatch = batch.length;
+    const flight: Flight = { batch, rooms: new Set(batch.map((p) => p.job.room.id)) };
+    this.flights.push(flight);
+    this.gathering = false;
+    this.launch();
+    const first = batch[0] as Pending;
+    const plain = batch.length > 1 || (first.job.prepare === undefined && first.job.publishIds === undefined);
+    flight.outcomes = plain ? await this.appendPlain(batch) : await this.commitOne(first);
+    void this.release();
+  }
+
+  /**
+   * Publishes and answers finished writes in seq order. Writes return in the order they were
+   * sent, except when a later one took a room's lock first (its seqs are then lower): a
+   * finished write whose seqs do not follow the room's last published one waits for the later
+   * writes to that room still in flight, and writes released together publish sorted by seq.
+   */
+  private async release(): Promise<void> {
+    if (this.releasing) return;
+    this.releasing = true;
+    for (;;) {
+      let n = 0;
+      while (n < this.flights.length && (this.flights[n] as Flight).outcomes !== undefined) n++;
+      while (n > 0 && this.mustWait(n)) n--;
+      if (n === 0) break;
+      const done = this.flights.splice(0, n);
+      const outcomes = done.flatMap((f) => f.outcomes as (Written | Error)[]);
+      const written = outcomes.filter((o): o is Written => !(o instanceof Error)).sort((a, b) => firstSeq(a) - firstSeq(b));
       try {
         await this.afterCommit(written);
       } catch (err) {
         // Committed is committed: the requests succeed; pollers reach the events through the database.
         this.log.error({ err }, 'publishing committed chat events failed');
       }
+      this.notePublished(written);
+      const batch = done.flatMap((f) => f.batch);
       outcomes.forEach((o, i) => (o instanceof Error ? (batch[i] as Pending).reject(o) : (batch[i] as Pending).resolve(o)));
+      this.launch();
     }
-    this.running = false;
+    this.releasing = false;
+  }
+
+  /** True when the finished flights before index `n` may hold seqs after those of an unfinished later flight. */
+  private mustWait(n: number): boolean {
+    const pending = this.flights.slice(n).filter((f) => f.outcomes === undefined);
+    if (pending.length === 0) return false;
+    const first = new Map<string, number>();
+    for (const f of this.flights.slice(0, n)) {
+      for (const o of f.outcomes as (Written | Error)[]) {
+        if (o instanceof Error) continue;
+        for (const row of o.rows) if (row.seq !== null && !(row.seq >= (first.get(row.roomId) ?? Infinity))) first.set(row.roomId, row.seq);
+      }
+    }
+    for (const [roomId, seq] of first) {
+      if (seq === (this.lastPublished.get(roomId) ?? NaN) + 1) continue;
+      if (pending.some((f) => f.rooms.has(roomId))) return true;
+    }
+    return false;
+  }
+
+  private notePublished(written: Written[]): void {
+    for (const w of written) for (const row of w.rows) if (row.seq !== null && !(row.seq <= (this.lastPublished.get(row.roomId) ?? -1))) this.lastPublished.set(row.roomId, row.seq);
+    // Forgetting only costs a wait (an unknown predecessor is never assumed), so a full map is simply emptied.
+    if (this.lastPublished.size > MAX_TRACKED_ROOMS) this.lastPublished.clear();
   }
 
   private takeBatch(): Pending[] {
@@ -141,6 +209,13 @@ export class FeedWriter {
       return [err instanceof Error ? err : new Error(String(err))];
     }
   }
+}
+
+/** The lowest feed position a write took, or -Infinity when it took none (its order does not matter). */
+function firstSeq(w: Written): number {
+  let min = Infinity;
+  for (const row of w.rows) if (row.seq !== null && row.seq < min) min = row.seq;
+  return min === Infinity ? -Infinity : min;
 }
 
 async function commit(tx: Tx, job: WriteJob): Promise<Written> {
