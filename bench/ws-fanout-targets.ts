@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort, MANAGE_TOKEN, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
+import { freePort, MANAGE_TOKEN, NODE_FLAGS, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
 
 /** A server (one or more nodes) under test: where sockets connect and how a message is posted. */
@@ -40,6 +40,21 @@ export async function engageTarget(nodes: number, env: Record<string, string>): 
   };
 }
 
+/** The machine's fan-out ceiling: bare uWS publishing a frame of our size (bench/uws-fanout-server.ts). */
+export async function bareTarget(): Promise<Target> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'bench/uws-fanout-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+  await waitForHttp(`http://127.0.0.1:${port}/`);
+  return {
+    name: 'bare uWS 1 node (ceiling)',
+    pids: [child.pid as number],
+    urls: [`ws://127.0.0.1:${port}/`],
+    dialect: engageDialect('bench'),
+    post: async (text) => (await send(`http://127.0.0.1:${port}/publish`, text)).status,
+    stop: () => stopChild(child),
+  };
+}
+
 /** The Socket.IO 4 baseline (bench/socketio-server.ts), with the Redis adapter when several nodes. */
 export async function socketIoTarget(nodes: number, redisUrl: string | undefined): Promise<Target> {
   const children: ChildProcess[] = [];
@@ -49,7 +64,8 @@ export async function socketIoTarget(nodes: number, redisUrl: string | undefined
     const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), LOG_LEVEL: 'error' };
     if (nodes > 1 && redisUrl !== undefined) env['REDIS_URL'] = redisUrl;
     else delete env['REDIS_URL'];
-    children.push(spawn(process.execPath, ['--import', 'tsx', 'bench/socketio-server.ts'], { cwd: ROOT, env, stdio: 'ignore' }));
+    // The same V8 flags as our server, so the comparison is of the code alone.
+    children.push(spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'bench/socketio-server.ts'], { cwd: ROOT, env, stdio: 'ignore' }));
     ports.push(port);
     await waitForHttp(`http://127.0.0.1:${port}/`);
   }
@@ -61,15 +77,16 @@ export async function socketIoTarget(nodes: number, redisUrl: string | undefined
     dialect: socketIoDialect,
     post: async (text) => (await send(`${base}/rooms/bench/messages`, { body: text })).status,
     stop: async () => {
-      await Promise.all(
-        children.map((c) => {
-          const exited = new Promise((r) => c.once('exit', r));
-          c.kill('SIGTERM');
-          return Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]).then(() => c.exitCode === null && c.kill('SIGKILL'));
-        }),
-      );
+      await Promise.all(children.map(stopChild));
     },
   };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
 }
 
 async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {

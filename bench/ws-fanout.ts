@@ -7,19 +7,20 @@
  *   ulimit -n 65536   # each side holds N sockets
  *   SOCKETS=10000 RATE=10 SECONDS=10 DATABASE_URL=postgres://... tsx bench/ws-fanout.ts
  *
- * TARGETS picks the runs (default engage1,engage2,sio1,sio2). With DATABASE_URL (a Postgres
+ * TARGETS picks the runs (default bare1,engage1,engage2,sio1,sio2; bare1 is the machine's ceiling:
+ * bare uWS publishing a frame of our size, bench/uws-fanout-server.ts). With DATABASE_URL (a Postgres
  * where a fresh database is created) our server stores in Postgres, else in embedded PGlite;
  * two-node runs need DATABASE_URL and redis-server on PATH.
  */
 import { freshDatabase, RedisProcess } from '../test/cluster/infra.js';
 import { SocketPool } from './ws-fanout-clients.js';
 import { cpuSeconds, now, round, rssBytes, Samples } from './ws-fanout-stats.js';
-import { engageTarget, socketIoTarget, type Target } from './ws-fanout-targets.js';
+import { bareTarget, engageTarget, socketIoTarget, type Target } from './ws-fanout-targets.js';
 
 const SOCKETS = Number(process.env['SOCKETS'] ?? 10_000);
 const RATE = Number(process.env['RATE'] ?? 10);
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
-const TARGETS = (process.env['TARGETS'] ?? 'engage1,engage2,sio1,sio2').split(',');
+const TARGETS = (process.env['TARGETS'] ?? 'bare1,engage1,engage2,sio1,sio2').split(',');
 const DATABASE_URL = process.env['DATABASE_URL'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -128,6 +129,7 @@ async function main(): Promise<void> {
       const target =
         name === 'engage1' ? await engageTarget(1, storage)
         : name === 'engage2' ? await engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' })
+        : name === 'bare1' ? await bareTarget()
         : name === 'sio1' ? await socketIoTarget(1, undefined)
         : name === 'sio2' ? await socketIoTarget(2, redis?.url)
         : undefined;

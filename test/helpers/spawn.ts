@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const MANAGE_TOKEN = 'test-manage-token-0123456789';
+/** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
+export const NODE_FLAGS = ['--max-semi-space-size=64'];
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 export interface SpawnedServer {
@@ -34,8 +36,7 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
   const port = await freePort();
   const dataDir = env['DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'engage-test-'));
   const ownsDataDir = env['DATA_DIR'] === undefined;
-  // The same V8 flag as `npm start` and the Dockerfile (see the README).
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
