@@ -21,19 +21,23 @@ interface Pending extends VoteRequest {
 }
 
 const MAX_BATCH = 2000;
+const MAX_KNOWN_POLLS = 1000;
 
 /**
  * Group commit for votes: the votes that arrive while a batch is being written wait and then
- * go together in one transaction. It locks the polls concerned, counts the voters' earlier
- * responses inside the transaction, checks each vote in arrival order against the poll's rules
- * and writes the accepted ones and the counters in a few statements. Each vote is answered only
- * after its batch commits. The lock makes the per-user limits and the counters exact under
+ * go together. A batch on one poll is decided against a snapshot and written only if the poll
+ * did not change meanwhile (applyOptimistic); otherwise, and for batches on several polls, one
+ * transaction locks the polls, counts the voters' earlier responses, checks each vote in arrival
+ * order against the poll's rules and writes the accepted ones and the counters. Each vote is
+ * answered only after its batch commits. Per-user limits and counters are exact under
  * concurrency, on one node or many.
  */
 export class VoteBatcher {
   private queue: Pending[] = [];
   private running = false;
   private idle: (() => void)[] = [];
+  /** Polls as last read or written here, with the row version they had then. */
+  private readonly known = new Map<string, { poll: Poll; version: string }>();
 
   constructor(
     private readonly db: Db,
@@ -64,10 +68,43 @@ export class VoteBatcher {
     setImmediate(() => void this.flush());
   }
 
+  /**
+   * A batch on one poll, without a lock: read the voters' tallies with the poll's row version
+   * (one snapshot), decide, and write only if the poll row is still at that version: two round
+   * trips, no transaction held open. The poll's settings come from the last batch when its
+   * version is unchanged (our own write returns the new one), else are read, which must show the
+   * same version. Undefined when something else committed in between: the locked path decides.
+   */
+  private async applyOptimistic(batch: Pending[]): Promise<VoteOutcome[] | undefined> {
+    const pollId = (batch[0] as Pending).pollId;
+    if (batch.some((v) => v.pollId !== pollId)) return undefined;
+    const state = await store.votingState(this.db, [pollId], votersOf(batch));
+    const version = state.versions.get(pollId);
+    if (version === undefined) return undefined;
+    let poll = this.known.get(pollId);
+    if (poll?.version !== version) {
+      const [read] = await store.pollsWithVersion(this.db, [pollId]);
+      if (read?.version !== version) return undefined;
+      poll = read;
+    }
+    const decided = decide(batch, [poll.poll], state);
+    if (decided.accepted.length > 0) {
+      const next = await store.recordVotesIfUnchanged(this.db, pollId, version, decided.accepted, decided.byChoice);
+      if (next === undefined) return undefined;
+      this.remember(pollId, { poll: poll.poll, version: next });
+    }
+    return decided.outcomes;
+  }
+
+  private remember(pollId: string, known: { poll: Poll; version: string }): void {
+    if (this.known.size >= MAX_KNOWN_POLLS) this.known.clear();
+    this.known.set(pollId, known);
+  }
+
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, MAX_BATCH);
     try {
-      const outcomes = await this.db.transaction((tx) => apply(tx, batch));
+      const outcomes = (await this.applyOptimistic(batch)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
       batch.forEach((vote, i) => vote.done(outcomes[i] as VoteOutcome));
       const touched = new Map<string, Set<string>>();
       batch.forEach((vote, i) => {
@@ -87,11 +124,26 @@ export class VoteBatcher {
   }
 }
 
-async function apply(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
-  const pollIds = [...new Set(batch.map((v) => v.pollId))];
-  const userIds = [...new Set(batch.map((v) => v.userId))];
-  const polls = new Map((await store.lockPolls(tx, pollIds)).map((p) => [p.id, p]));
-  const state = await store.votingState(tx, [...polls.keys()], userIds);
+interface Decided {
+  outcomes: VoteOutcome[];
+  accepted: PollResponse[];
+  byChoice: Map<string, number>;
+  byPoll: Map<string, number>;
+}
+
+/** Any batch: lock the polls, decide, write, in one transaction. */
+async function applyLocked(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
+  const locked = await store.lockPolls(tx, [...new Set(batch.map((v) => v.pollId))]);
+  const decided = decide(batch, locked, await store.votingState(tx, locked.map((p) => p.id), votersOf(batch)));
+  await store.recordVotes(tx, decided.accepted, decided.byChoice, decided.byPoll);
+  return decided.outcomes;
+}
+
+const votersOf = (batch: Pending[]) => [...new Set(batch.map((v) => v.userId))];
+
+/** Checks each vote, in arrival order, against its poll's rules and the voter's responses so far. */
+function decide(batch: Pending[], found: Poll[], state: store.VotingState): Decided {
+  const polls = new Map(found.map((p) => [p.id, p]));
   const talliesByKey = new Map<string, UserTally>();
   const tallyOf = (pollId: string, userId: string) => {
     const key = `${pollId}\u0000${userId}`;
@@ -122,6 +174,5 @@ async function apply(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
     byPoll.set(poll.id, (byPoll.get(poll.id) ?? 0) + 1);
     return { ok: true, response };
   });
-  await store.recordVotes(tx, accepted, byChoice, byPoll);
-  return outcomes;
+  return { outcomes, accepted, byChoice, byPoll };
 }

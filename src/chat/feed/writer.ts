@@ -1,5 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
+import { gatherArrivals } from '../../db/gather.js';
 import { notFound } from '../../http/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChatEvent, EventView, Room } from '../context.js';
@@ -48,8 +49,6 @@ const MAX_BATCH = 1000;
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
 const PIPELINE_DEPTH = 2;
 const MAX_TRACKED_ROOMS = 10_000;
-const GATHER_TURNS = 3;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Group commit for everything that enters a room's feed. Plain inserts that arrive together
@@ -89,9 +88,7 @@ export class FeedWriter {
   }
 
   private async gatherAndSend(): Promise<void> {
-    // Clients answered by the last write send their next request about now: a moment's wait
-    // lets them join this write instead of trailing in tiny writes of their own.
-    for (let turn = 0; turn < GATHER_TURNS && this.queue.length < this.lastBatch / 2; turn++) await nextTurn();
+    await gatherArrivals(() => this.queue.length, this.lastBatch);
     const batch = this.takeBatch();
     this.lastBatch = batch.length;
     const flight: Flight = { batch, rooms: new Set(batch.map((p) => p.job.room.id)) };
