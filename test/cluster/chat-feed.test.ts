@@ -1,34 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, newApp, type TestApp } from '../helpers/api.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
-import { freshDatabase, RedisProcess } from './infra.js';
+import type { Client, TestApp } from '../helpers/api.js';
 import { join, makeRoom, say } from '../chat/helpers.js';
-import { testPostgres, type Postgres } from '../chat/postgres.js';
+import { startTwoNodes, type TwoNodes } from './two-nodes.js';
 
 /** Two server processes on one Postgres, with the Redis bus between them. */
 describe('the room feed across two nodes', () => {
-  let pg: Postgres;
-  let db: { url: string; drop: () => Promise<void> };
-  let redis: RedisProcess;
-  let nodes: SpawnedServer[] = [];
+  let cluster: TwoNodes;
   let t: TestApp;
   let b: Client;
 
   beforeAll(async () => {
-    pg = await testPostgres();
-    db = await freshDatabase(pg.url);
-    redis = await RedisProcess.start();
-    const env = { DATABASE_URL: db.url, REDIS_URL: redis.url };
-    nodes = [await spawnServer(env), await spawnServer(env)];
-    t = await newApp({}, (nodes[0] as SpawnedServer).url);
-    b = new Client((nodes[1] as SpawnedServer).url, t.appid, t.token);
+    cluster = await startTwoNodes({ redis: true });
+    ({ a: t, b } = cluster);
   }, 120_000);
 
   afterAll(async () => {
-    for (const n of nodes) await n.stop();
-    await redis?.kill();
-    await db?.drop();
-    pg?.stop();
+    await cluster?.stop();
   });
 
   it('a message posted on one node is in the other node\'s updates as soon as the POST returns', async () => {

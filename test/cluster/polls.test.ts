@@ -1,29 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, newApp, type TestApp } from '../helpers/api.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
-import { freshDatabase } from './infra.js';
-import { testPostgres, type Postgres } from '../chat/postgres.js';
+import type { Client, TestApp } from '../helpers/api.js';
+import { startTwoNodes, type TwoNodes } from './two-nodes.js';
 
 /** Two server processes voting on one poll in one Postgres: each node's batches race the other's. */
 describe('votes on one poll from two nodes', () => {
-  let pg: Postgres;
-  let db: { url: string; drop: () => Promise<void> };
-  let nodes: SpawnedServer[] = [];
+  let cluster: TwoNodes;
   let t: TestApp;
   let b: Client;
 
   beforeAll(async () => {
-    pg = await testPostgres();
-    db = await freshDatabase(pg.url);
-    nodes = [await spawnServer({ DATABASE_URL: db.url }), await spawnServer({ DATABASE_URL: db.url })];
-    t = await newApp({}, (nodes[0] as SpawnedServer).url);
-    b = new Client((nodes[1] as SpawnedServer).url, t.appid, t.token);
+    cluster = await startTwoNodes({ redis: false });
+    ({ a: t, b } = cluster);
   }, 120_000);
 
   afterAll(async () => {
-    for (const n of nodes) await n.stop();
-    await db?.drop();
-    pg?.stop();
+    await cluster?.stop();
   });
 
   it('counts each voter once and keeps standings exact when both nodes take the same votes at once', async () => {

@@ -1,0 +1,32 @@
+import { Client, newApp, type TestApp } from '../helpers/api.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { testPostgres } from '../chat/postgres.js';
+import { freshDatabase, RedisProcess } from './infra.js';
+
+export interface TwoNodes {
+  /** The app, its client speaking to node A. */
+  a: TestApp;
+  /** The same app through node B. */
+  b: Client;
+  stop(): Promise<void>;
+}
+
+/** Two server processes on a fresh database of one Postgres, with the Redis bus between them when asked. */
+export async function startTwoNodes(options: { redis: boolean }): Promise<TwoNodes> {
+  const pg = await testPostgres();
+  const db = await freshDatabase(pg.url);
+  const redis = options.redis ? await RedisProcess.start() : undefined;
+  const env = { DATABASE_URL: db.url, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
+  const nodes: SpawnedServer[] = [await spawnServer(env), await spawnServer(env)];
+  const a = await newApp({}, (nodes[0] as SpawnedServer).url);
+  return {
+    a,
+    b: new Client((nodes[1] as SpawnedServer).url, a.appid, a.token),
+    async stop() {
+      for (const n of nodes) await n.stop();
+      await redis?.kill();
+      await db.drop();
+      pg.stop();
+    },
+  };
+}
