@@ -24,6 +24,11 @@ export interface CommandResult {
   room: RoomView;
 }
 
+/** The result as JSON around the room's cached JSON (the same text JSON.stringify gives; the room view is the bulk of it). */
+export function commandJson(r: CommandResult, roomJson: string): string {
+  return `{"kind":"chat.executecommand","op":${JSON.stringify(r.op)},"speech":${JSON.stringify(r.speech)},"action":${JSON.stringify(r.action)},"event":${JSON.stringify(r.event)},"room":${roomJson}}`;
+}
+
 const ADMIN = /^\*(purge|ban|restore)\s+(\S+)\s*$/i;
 
 /**

@@ -86,14 +86,15 @@ export interface EventView {
 /** Builds one chat.event from its row, with users and the replyto target already looked up. */
 export function eventView(row: ChatEvent, users: Map<string, User>, replyTo: EventView | null): EventView {
   const author = row.userId === null ? undefined : users.get(row.userId);
+  const added = row.added.toISOString();
   return {
     kind: 'chat.event',
     id: row.id,
     roomid: row.roomId,
     body: row.body,
     originalbody: row.originalBody,
-    added: row.added.toISOString(),
-    whenmodified: row.whenModified.toISOString(),
+    added,
+    whenmodified: row.whenModified.getTime() === row.added.getTime() ? added : row.whenModified.toISOString(),
     ts: row.ts,
     eventtype: row.eventType,
     userid: row.userId,

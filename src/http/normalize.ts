@@ -3,10 +3,22 @@
  * request body or query is folded to lower case once, here, so schemas only know one spelling.
  */
 export function foldKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(foldKeys);
+  return hasKeyToFold(value) ? fold(value) : value;
+}
+
+/** Most bodies are already lower case: checking costs no allocation, rebuilding does. */
+function hasKeyToFold(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasKeyToFold);
+  if (value === null || typeof value !== 'object') return false;
+  for (const key in value) if (key !== key.toLowerCase() || hasKeyToFold((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+function fold(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fold);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) setOwn(out, key.toLowerCase(), foldKeys(inner));
+  for (const [key, inner] of Object.entries(value)) setOwn(out, key.toLowerCase(), fold(inner));
   return out;
 }
 

@@ -13,9 +13,13 @@ export type Match =
   | { kind: 'wrong-method'; allowed: Method[] }
   | { kind: 'none' };
 
+/** Matches of recent request lines: the same few URLs (a busy room's) come again and again. */
+const MATCH_CACHE_SIZE = 4096;
+
 /** A segment trie: fixed segments win over parameters; trailing and doubled slashes are ignored. */
 export class Router {
   private readonly root = newNode();
+  private readonly recent = new Map<string, Match>();
 
   add(fullPath: string, route: RouteDef): void {
     let node = this.root;
@@ -39,6 +43,17 @@ export class Router {
   }
 
   match(method: Method, path: string): Match {
+    const key = `${method} ${path}`;
+    const hit = this.recent.get(key);
+    // A fresh params object each time: handlers own theirs.
+    if (hit !== undefined) return hit.kind === 'found' ? { ...hit, params: { ...hit.params } } : hit;
+    const found = this.walkMatch(method, path);
+    if (this.recent.size >= MATCH_CACHE_SIZE) this.recent.clear();
+    this.recent.set(key, found);
+    return found.kind === 'found' ? { ...found, params: { ...found.params } } : found;
+  }
+
+  private walkMatch(method: Method, path: string): Match {
     const segments = split(path);
     let allowed: Method[] | undefined;
     // Fixed segments are tried before parameters; the first path that has the method wins.

@@ -3,8 +3,22 @@ import { isoOrNull } from '../iso.js';
 
 
 /** The app.user object every endpoint returns. */
-export function userView(user: User) {
+/**
+ * Views of user records, which are replaced, never changed in place: kept until the first of the
+ * user's timed effects (ban, shadow ban, mute) expires, since that changes the view.
+ */
+const views = new WeakMap<User, { view: UserView; until: number }>();
+
+export function userView(user: User): UserView {
   const now = Date.now();
+  const kept = views.get(user);
+  if (kept !== undefined && now < kept.until) return kept.view;
+  const view = buildUserView(user, now);
+  views.set(user, { view, until: Math.min(...[user.bannedUntil, user.shadowBannedUntil, user.mutedUntil].map((d) => (d !== null && d.getTime() > now ? d.getTime() : Infinity))) });
+  return view;
+}
+
+function buildUserView(user: User, now: number) {
   const banned = effectActive(user.banned, user.bannedUntil, now);
   const shadowbanned = effectActive(user.shadowBanned, user.shadowBannedUntil, now);
   const muted = effectActive(user.muted, user.mutedUntil, now);
@@ -29,4 +43,4 @@ export function userView(user: User) {
   };
 }
 
-export type UserView = ReturnType<typeof userView>;
+export type UserView = ReturnType<typeof buildUserView>;

@@ -2,6 +2,7 @@ import type { Core } from '../../core.js';
 import { assertActingAs } from '../../http/auth.js';
 import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import type { Chat } from '../chat.js';
+import { commandJson } from '../commands.js';
 import { Command, DeleteEvent, Edit, Message, React, SetDeleted } from '../schemas.js';
 
 const param = (params: Record<string, string>, name: string) => params[name] as string;
@@ -18,8 +19,8 @@ export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
       handler: async (ctx) => {
         const { command, userid, ...input } = ctx.body;
         assertActingAs(ctx, userid);
-        const { room, view } = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
-        return ok(await commands.execute(ctx.app, room, view, userid, command, input, ctx.actor));
+        const { room, view, json } = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
+        return { data: null, json: commandJson(await commands.execute(ctx.app, room, view, userid, command, input, ctx.actor), json) };
       },
     }),
     route({
