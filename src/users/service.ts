@@ -28,6 +28,7 @@ const CACHE_LIMIT = 50_000;
  */
 export class UserService {
   private readonly cache = new Map<string, User>();
+  private readonly reading = new Map<string, Promise<User | undefined>>();
   private readonly purgeHandlers: PurgeHandler[] = [];
 
   constructor(
@@ -43,9 +44,19 @@ export class UserService {
     const key = `${app.userPool}\u0000${userId}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    const user = await store.findUser(this.db, app.userPool, userId);
-    if (user !== undefined) this.remember(key, user);
-    return user;
+    // Requests for the same user that arrive together (a busy room after a restart) share one read.
+    let reading = this.reading.get(key);
+    if (reading === undefined) {
+      reading = store
+        .findUser(this.db, app.userPool, userId)
+        .then((user) => {
+          if (user !== undefined) this.remember(key, user);
+          return user;
+        })
+        .finally(() => this.reading.delete(key));
+      this.reading.set(key, reading);
+    }
+    return reading;
   }
 
   async require(app: Application, userId: string): Promise<User> {
