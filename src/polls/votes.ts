@@ -36,8 +36,10 @@ export class VoteBatcher {
   private queue: Pending[] = [];
   private running = false;
   private idle: (() => void)[] = [];
-  /** Polls as last read or written here, with the row version they had then. */
-  private readonly known = new Map<string, { poll: Poll; version: string }>();
+  /** Polls as last written here. */
+  private readonly known = new Map<string, Known>();
+  /** The next batch, taken while the last one's write was in flight, with its read when sent. */
+  private prefetched: { batch: Pending[]; read: Promise<store.VotingState> | undefined } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -54,13 +56,13 @@ export class VoteBatcher {
 
   /** Resolves once every vote submitted so far is written and answered. */
   drain(): Promise<void> {
-    if (!this.running && this.queue.length === 0) return Promise.resolve();
+    if (!this.running && this.queue.length === 0 && this.prefetched === undefined) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private schedule(): void {
     if (this.running) return;
-    if (this.queue.length === 0) {
+    if (this.queue.length === 0 && this.prefetched === undefined) {
       for (const resolve of this.idle.splice(0)) resolve();
       return;
     }
@@ -71,40 +73,58 @@ export class VoteBatcher {
   /**
    * A batch on one poll, without a lock: read the voters' tallies with the poll's row version
    * (one snapshot), decide, and write only if the poll row is still at that version: two round
-   * trips, no transaction held open. The poll's settings come from the last batch when its
-   * version is unchanged (our own write returns the new one), else are read, which must show the
-   * same version. Undefined when something else committed in between: the locked path decides.
+   * trips, no transaction held open. While the write travels, the next batch's read is sent
+   * (prefetch). The poll's settings come from our last write when the version read is the one it
+   * produced, or the one it started from (the read then ran before that write committed, and the
+   * write's votes are added to the tallies); any other version is read afresh. Undefined when
+   * something else committed in between: the locked path decides.
    */
-  private async applyOptimistic(batch: Pending[]): Promise<VoteOutcome[] | undefined> {
-    const pollId = (batch[0] as Pending).pollId;
-    if (batch.some((v) => v.pollId !== pollId)) return undefined;
-    const state = await store.votingState(this.db, [pollId], votersOf(batch));
-    const version = state.versions.get(pollId);
-    if (version === undefined) return undefined;
-    let poll = this.known.get(pollId);
-    if (poll?.version !== version) {
-      const [read] = await store.pollsWithVersion(this.db, [pollId]);
-      if (read?.version !== version) return undefined;
-      poll = read;
+  private async applyOptimistic(batch: Pending[], read: Promise<store.VotingState> | undefined): Promise<VoteOutcome[] | undefined> {
+    const pollId = singlePoll(batch);
+    if (pollId === undefined) return undefined;
+    const state = await (read ?? store.votingState(this.db, [pollId], votersOf(batch)));
+    const seen = state.versions.get(pollId);
+    if (seen === undefined) return undefined;
+    let known = this.known.get(pollId);
+    if (known !== undefined && known.version !== seen) {
+      if (known.before?.version === seen) state.tallies.push(...tallied(known.before.accepted));
+      else known = undefined;
     }
-    const decided = decide(batch, [poll.poll], state);
-    if (decided.accepted.length > 0) {
-      const next = await store.recordVotesIfUnchanged(this.db, pollId, version, decided.accepted, decided.byChoice);
-      if (next === undefined) return undefined;
-      this.remember(pollId, { poll: poll.poll, version: next });
+    if (known === undefined) {
+      const [fresh] = await store.pollsWithVersion(this.db, [pollId]);
+      if (fresh?.version !== seen) return undefined;
+      known = { poll: fresh.poll, version: seen };
     }
+    const decided = decide(batch, [known.poll], state);
+    if (decided.accepted.length === 0) return decided.outcomes;
+    const writing = store.recordVotesIfUnchanged(this.db, pollId, known.version, decided.accepted, decided.byChoice);
+    this.prefetch(pollId);
+    const next = await writing;
+    if (next === undefined) return undefined;
+    this.remember(pollId, { poll: known.poll, version: next, before: { version: known.version, accepted: decided.accepted } });
     return decided.outcomes;
   }
 
-  private remember(pollId: string, known: { poll: Poll; version: string }): void {
+  /** Takes the next batch now and, when it is on the same poll, sends its read. */
+  private prefetch(pollId: string): void {
+    if (this.prefetched !== undefined || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    const read = singlePoll(batch) === pollId ? store.votingState(this.db, [pollId], votersOf(batch)) : undefined;
+    // Awaited later, after the write: a failure must not count as unhandled meanwhile.
+    read?.catch(() => undefined);
+    this.prefetched = { batch, read };
+  }
+
+  private remember(pollId: string, known: Known): void {
     if (this.known.size >= MAX_KNOWN_POLLS) this.known.clear();
     this.known.set(pollId, known);
   }
 
   private async flush(): Promise<void> {
-    const batch = this.queue.splice(0, MAX_BATCH);
+    const { batch, read } = this.prefetched ?? { batch: this.queue.splice(0, MAX_BATCH), read: undefined };
+    this.prefetched = undefined;
     try {
-      const outcomes = (await this.applyOptimistic(batch)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
+      const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
       batch.forEach((vote, i) => vote.done(outcomes[i] as VoteOutcome));
       const touched = new Map<string, Set<string>>();
       batch.forEach((vote, i) => {
@@ -123,6 +143,21 @@ export class VoteBatcher {
     }
   }
 }
+
+/** A poll as this node last wrote it: its settings, row version, and the write that led there. */
+interface Known {
+  poll: Poll;
+  version: string;
+  before?: { version: string; accepted: PollResponse[] };
+}
+
+const singlePoll = (batch: Pending[]): string | undefined => {
+  const pollId = (batch[0] as Pending).pollId;
+  return batch.every((v) => v.pollId === pollId) ? pollId : undefined;
+};
+
+/** Responses as tallies of one each. */
+const tallied = (responses: PollResponse[]) => responses.map((r) => ({ pollId: r.pollId, userId: r.userId, choiceId: r.choiceId, n: 1 }));
 
 interface Decided {
   outcomes: VoteOutcome[];

@@ -189,6 +189,24 @@ describe('votes', () => {
     expect(ids.size).toBe(150);
   });
 
+  it('refuses a voter again in the next batch, whose read may run before the last batch committed', async () => {
+    const { pollid, choices } = await pollWithChoices({}, ['A', 'B']);
+    // Each voter's two votes back to back, in a steady stream: batch boundaries fall between
+    // the two of many pairs, and the next batch's read races the last batch's write.
+    const sent: Promise<{ status: number }>[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const vote = { userid: `p${i}`, choiceid: choices[i % 2] };
+      sent.push(api.post(`poll/poll/${pollid}/response`, vote), api.post(`poll/poll/${pollid}/response`, vote));
+      if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const results = await Promise.all(sent);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2000);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(2000);
+    const standings = (await api.get(`poll/poll/${pollid}/standings`)).body.data;
+    expect(standings.totalresponses).toBe(2000);
+    expect(standings.choices.map((c: { count: number }) => c.count)).toEqual([1000, 1000]);
+  }, 30_000);
+
   it('takes a deleted choice off the standings and resets a poll', async () => {
     const { pollid, choices } = await pollWithChoices({}, ['A', 'B']);
     await api.post(`poll/poll/${pollid}/response`, { userid: 'a', choiceid: choices[0] });
