@@ -92,6 +92,23 @@ describe('updates: the polling feed', () => {
     expect(res.status).toBe(404);
   });
 
+  it('has each message in updates as soon as its POST returned, while 40 clients post at once', async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false });
+    const posters = await Promise.all(Array.from({ length: 40 }, () => join(t.api, room.id)));
+    const missing: string[] = [];
+    await Promise.all(
+      posters.map(async (p, i) => {
+        for (let k = 0; k < 15; k++) {
+          const before = (await t.api.get(`chat/rooms/${room.id}/updates?limit=1`)).body.data.cursor as string;
+          const sent = await say(t.api, room.id, p.user.userid, `now ${i}-${k}`);
+          const seen = await drain(t.api, room.id, before);
+          if (!seen.events.some((e) => e.id === sent.speech.id)) missing.push(`now ${i}-${k}`);
+        }
+      }),
+    );
+    expect(missing).toEqual([]);
+  }, 60_000);
+
   it('every poller sees every event exactly once, in order, with 10 concurrent posters', async () => {
     const room = await makeRoom(t.api, { enableenterandexit: false });
     const posters = await Promise.all(Array.from({ length: 10 }, () => join(t.api, room.id)));
