@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { spawnServer } from '../test/helpers/spawn.js';
+import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 
 const duration = Number(process.env['DURATION'] ?? 10);
@@ -29,9 +30,22 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU microseconds per accepted message: the server, Postgres, the receiver. */
+  cpu: { server: number; postgres: number; receiver: number };
 }
 
-async function run(app: BenchApp, roomid: string, users: string[]): Promise<Figures> {
+/** Runs a load and charges the CPU each side used to the messages it accepted. */
+async function measured(pids: { server: number | undefined; receiver: number }, load: () => Promise<Omit<Figures, 'cpu'>>): Promise<Figures> {
+  const sample = () => ({ server: pids.server === undefined ? 0 : cpuSeconds(pids.server), postgres: postgresCpuSeconds(), receiver: cpuSeconds(pids.receiver) });
+  const before = sample();
+  const figures = await load();
+  const after = sample();
+  const per = (k: keyof typeof before) => Math.round(((after[k] - before[k]) * 1e6) / Math.max(1, figures.accepted));
+  return { ...figures, cpu: { server: per('server'), postgres: per('postgres'), receiver: per('receiver') } };
+}
+const cpuLine = (f: Figures) => `CPU per message: server ${f.cpu.server} µs, Postgres ${f.cpu.postgres} µs, receiver ${f.cpu.receiver} µs`;
+
+async function run(app: BenchApp, roomid: string, users: string[]): Promise<Omit<Figures, 'cpu'>> {
   let n = 0;
   let accepted = 0;
   const result = await autocannon({
@@ -72,9 +86,10 @@ try {
   const users = Array.from({ length: USERS }, (_, i) => `speaker${i}`);
   for (const userid of users) await app.call('POST', `chat/rooms/${room.id}/join`, { userid, displayname: userid });
 
-  const without = await run(app, room.id, users);
+  const pids = { server: server?.process.pid, receiver: receiver.pid as number };
+  const without = await measured(pids, () => run(app, room.id, users));
   await app.call('POST', 'webhook/hooks', { label: 'bench', url: `http://127.0.0.1:${port}/hook`, enabled: true, type: 'postpublish', events: hookEvents });
-  const withHook = await run(app, room.id, users);
+  const withHook = await measured(pids, () => run(app, room.id, users));
   const loadEnded = performance.now();
   let delivered = await receivedCount();
   const expected = hookEvents.includes('chatspeech') ? withHook.accepted : 0;
@@ -89,8 +104,8 @@ try {
   process.stdout.write(
     [
       `chat command, ${connections} connections, ${duration} s each:`,
-      `  without webhook: ${without.rps} req/s, p50 ${without.p50} ms, p99 ${without.p99} ms (${without.accepted} messages)`,
-      `  with postpublish webhook: ${withHook.rps} req/s, p50 ${withHook.p50} ms, p99 ${withHook.p99} ms (${withHook.accepted} messages)`,
+      `  without webhook: ${without.rps} req/s, p50 ${without.p50} ms, p99 ${without.p99} ms (${without.accepted} messages); ${cpuLine(without)}`,
+      `  with postpublish webhook: ${withHook.rps} req/s, p50 ${withHook.p50} ms, p99 ${withHook.p99} ms (${withHook.accepted} messages); ${cpuLine(withHook)}`,
       `  throughput change: ${change >= 0 ? '+' : ''}${change.toFixed(1)}%`,
       `  deliveries received: ${delivered} of ${expected}, all in by ${drainSeconds.toFixed(1)} s after the load ended`,
       `  hook after the run: enabled ${webhooks[0]?.enabled}, consecutive failures ${webhooks[0]?.consecutivefailures}`,

@@ -7,7 +7,7 @@
  *   DATABASE_URL=postgres://... npx tsx bench/chat.ts
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=64 ...
  */
-import { readFileSync } from 'node:fs';
+import { cpuSeconds } from './lib/cpu.js';
 import { startCeiling } from './lib/ceiling.js';
 import { load, type LoadResult } from './lib/autocannon.js';
 import { MANAGE_TOKEN, spawnServer } from '../test/helpers/spawn.js';
@@ -18,11 +18,6 @@ const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 64);
 const postConnections = Number(process.env['BENCH_POST_CONNECTIONS'] ?? 256);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-/** CPU seconds a process used so far (Linux /proc; clock ticks of 10 ms): robust to a busy shared machine. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 const fmt = (name: string, r: LoadResult, ceiling?: LoadResult, cpuUsPerRequest?: number) =>
   `${name.padEnd(34)} ${String(r.requestsPerSec).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(3)} ms  non2xx ${r.non2xx}  errors ${r.errors}` +
   `${ceiling === undefined ? '' : `  ${((100 * r.requestsPerSec) / ceiling.requestsPerSec).toFixed(0)}% of ceiling`}` +

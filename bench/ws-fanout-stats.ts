@@ -1,19 +1,12 @@
 import { readFileSync } from 'node:fs';
 
-const TICKS_PER_SECOND = 100;
-
 /** Resident memory of a process in bytes (Linux /proc). */
 export function rssBytes(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
   return Number.parseInt(line?.replace(/\D+/g, '') ?? '0', 10) * 1024;
 }
 
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
+export { cpuSeconds } from './lib/cpu.js';
 
 export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
