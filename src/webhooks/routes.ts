@@ -6,6 +6,7 @@ import { WebhookPublishHook } from './hook.js';
 import { OutboxWriter } from './outbox.js';
 import { HookRegistry } from './registry.js';
 import { Paging, WebhookBody } from './schemas.js';
+import { SendThread } from './send-thread.js';
 import { WebhookService } from './service.js';
 import * as store from './store.js';
 import { logEntryView, webhookView } from './views.js';
@@ -17,7 +18,8 @@ export function webhooksArea(core: Core): Area {
   const { db } = core;
   const log = core.log.child({ area: 'webhooks' });
   const registry = new HookRegistry(db, core.bus);
-  const worker = new DeliveryWorker(db, core.apps, registry, core.config.webhookFailureLimit, log);
+  const sending = new SendThread(log);
+  const worker = new DeliveryWorker(db, core.apps, registry, core.config.webhookFailureLimit, log, (secret, delivery) => sending.send(secret, delivery));
   const outbox = new OutboxWriter(db, log, (rows) => worker.stored(rows));
   const hooks = new WebhookService(db, registry);
   core.hooks.add(new WebhookPublishHook(db, core.apps, registry, outbox, core.config.webhookFailureLimit, log));
@@ -27,6 +29,7 @@ export function webhooksArea(core: Core): Area {
     async close() {
       await outbox.drain();
       await worker.stop();
+      await sending.close();
     },
     routes: [
       route({

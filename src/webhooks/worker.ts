@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
 import type { HookRegistry } from './registry.js';
-import { send } from './sender.js';
+import type { Delivery } from './sender.js';
 import * as store from './store.js';
 import { succeeded, type Attempt } from './types.js';
 
@@ -36,6 +36,7 @@ export class DeliveryWorker {
     private readonly registry: HookRegistry,
     private readonly failureLimit: number,
     private readonly log: Logger,
+    private readonly send: (secret: string, delivery: Delivery) => Promise<Attempt>,
   ) {}
 
   start(): void {
@@ -119,6 +120,6 @@ export class DeliveryWorker {
     if (app === undefined || hook === undefined) {
       return { ...delivery, statusCode: 0, elapsedMs: 0, error: 'the webhook or its application no longer exists' };
     }
-    return send(app.webhookSecret, { ...delivery, url: hook.url });
+    return this.send(app.webhookSecret, { ...delivery, url: hook.url });
   }
 }
