@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import { notFound } from '../http/errors.js';
+import { SingleFlight } from '../single-flight.js';
 import type { Room } from './context.js';
 import type { RoomDirectory } from './rooms.js';
 import { addInRoom } from './store/rooms.js';
@@ -25,6 +26,7 @@ export interface Expired {
  */
 export class Participation {
   private readonly joined = new Map<string, Set<string>>();
+  private readonly checking = new SingleFlight<boolean>();
   private activity = new Map<string, Set<string>>();
 
   constructor(
@@ -75,9 +77,11 @@ export class Participation {
 
   async isJoined(_app: Application, roomId: string, userId: string): Promise<boolean> {
     if (this.joined.get(roomId)?.has(userId) === true) return true;
-    const found = await store.findParticipant(this.core.db, roomId, userId);
-    if (found !== undefined) this.remember(roomId, userId);
-    return found !== undefined;
+    return this.checking.run(`${roomId}/${userId}`, async () => {
+      const found = await store.findParticipant(this.core.db, roomId, userId);
+      if (found !== undefined) this.remember(roomId, userId);
+      return found !== undefined;
+    });
   }
 
   /** A command counts as activity: the session is refreshed at the next sweep. */

@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import { notFound } from '../http/errors.js';
+import { SingleFlight } from '../single-flight.js';
 import type { Room } from './context.js';
 import { findRoom, findRoomByCustomId } from './store/rooms.js';
 import { roomView, type RoomView } from './views.js';
@@ -21,6 +22,7 @@ interface Cached {
  */
 export class RoomDirectory {
   private readonly cache = new Map<string, Cached>();
+  private readonly loading = new SingleFlight<Cached>();
 
   constructor(private readonly core: Core) {
     core.bus.onMessage((_appId, message) => {
@@ -32,7 +34,7 @@ export class RoomDirectory {
   async cached(app: Application, roomId: string): Promise<Cached> {
     const hit = this.cache.get(roomId);
     if (hit !== undefined && hit.room.appId === app.id) return hit;
-    return this.remember(await this.fresh(app, roomId));
+    return this.loading.run(`${app.id}/${roomId}`, async () => this.remember(await this.fresh(app, roomId)));
   }
 
   async get(app: Application, roomId: string): Promise<Room | undefined> {

@@ -7,6 +7,7 @@ import { assertValidHandle, handleCandidates, handleFrom } from './handles.js';
 import * as store from './store.js';
 import type { User, UserInput } from './types.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { SingleFlight } from '../single-flight.js';
 
 /** How a request that names a handle held by someone else is answered. */
 export type HandleConflict = 'variant' | 'reject';
@@ -28,7 +29,7 @@ const CACHE_LIMIT = 50_000;
  */
 export class UserService {
   private readonly cache = new Map<string, User>();
-  private readonly reading = new Map<string, Promise<User | undefined>>();
+  private readonly reading = new SingleFlight<User | undefined>();
   private readonly purgeHandlers: PurgeHandler[] = [];
 
   constructor(
@@ -44,19 +45,11 @@ export class UserService {
     const key = `${app.userPool}\u0000${userId}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    // Requests for the same user that arrive together (a busy room after a restart) share one read.
-    let reading = this.reading.get(key);
-    if (reading === undefined) {
-      reading = store
-        .findUser(this.db, app.userPool, userId)
-        .then((user) => {
-          if (user !== undefined) this.remember(key, user);
-          return user;
-        })
-        .finally(() => this.reading.delete(key));
-      this.reading.set(key, reading);
-    }
-    return reading;
+    return this.reading.run(key, async () => {
+      const user = await store.findUser(this.db, app.userPool, userId);
+      if (user !== undefined) this.remember(key, user);
+      return user;
+    });
   }
 
   async require(app: Application, userId: string): Promise<User> {
