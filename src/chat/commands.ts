@@ -5,7 +5,6 @@ import type { Actor } from '../http/route.js';
 import type { EventView, Room } from './context.js';
 import type { MessageInput, Messages } from './messages.js';
 import type { Posting } from './posting.js';
-import type { RoomView } from './views.js';
 
 export const COMMAND_EVENT_TYPES = ['speech', 'announcement', 'custom', 'ad'] as const;
 
@@ -14,17 +13,16 @@ export interface CommandInput extends Omit<MessageInput, 'body'> {
   replyto?: string | undefined;
 }
 
+/** What a command did; the reply adds the room (commandJson). */
 export interface CommandResult {
-  kind: 'chat.executecommand';
   op: string;
   speech: EventView | null;
   action: EventView | null;
   /** The event an admin command published (purge), else null. */
   event: EventView | null;
-  room: RoomView;
 }
 
-/** The result as JSON around the room's cached JSON (the same text JSON.stringify gives; the room view is the bulk of it). */
+/** The `chat.executecommand` reply, around the room's cached JSON (the room view is the bulk of it). */
 export function commandJson(r: CommandResult, roomJson: string): string {
   return `{"kind":"chat.executecommand","op":${JSON.stringify(r.op)},"speech":${JSON.stringify(r.speech)},"action":${JSON.stringify(r.action)},"event":${JSON.stringify(r.event)},"room":${roomJson}}`;
 }
@@ -43,8 +41,8 @@ export class Commands {
     private readonly messages: Messages,
   ) {}
 
-  async execute(app: Application, room: Room, roomView: RoomView, userId: string, text: string, input: CommandInput, actor: Actor | null): Promise<CommandResult> {
-    const result = (op: string, speech: EventView | null, action: EventView | null, event: EventView | null = null): CommandResult => ({ kind: 'chat.executecommand', op, speech, action, event, room: roomView });
+  async execute(app: Application, room: Room, userId: string, text: string, input: CommandInput, actor: Actor | null): Promise<CommandResult> {
+    const result = (op: string, speech: EventView | null, action: EventView | null, event: EventView | null = null): CommandResult => ({ op, speech, action, event });
     if (text.startsWith('*')) return this.admin(app, room, userId, text, actor, result);
     if (input.replyto !== undefined && input.replyto !== '') {
       return result('quote', await this.messages.quote(app, room, input.replyto, userId, { ...input, body: text }), null);

@@ -51,10 +51,12 @@ export async function lockPolls(q: Queryable, ids: string[]): Promise<Poll[]> {
   return q.select().from(polls).where(inArray(polls.id, ids)).orderBy(asc(polls.id)).for('update');
 }
 
-/** Polls without a lock, each with its row version (xmin). */
-export async function pollsWithVersion(q: Queryable, ids: string[]): Promise<{ poll: Poll; version: string }[]> {
-  const found = await q.select({ ...getTableColumns(polls), version: sql<string>`${polls}.xmin::text` }).from(polls).where(inArray(polls.id, ids));
-  return found.map(({ version, ...poll }) => ({ poll, version }));
+/** A poll without a lock, with its row version (xmin). */
+export async function pollWithVersion(q: Queryable, id: string): Promise<{ poll: Poll; version: string } | undefined> {
+  const [found] = await q.select({ ...getTableColumns(polls), version: sql<string>`${polls}.xmin::text` }).from(polls).where(eq(polls.id, id));
+  if (found === undefined) return undefined;
+  const { version, ...poll } = found;
+  return { poll, version };
 }
 
 /** Choices of several polls in one query, each poll's in position order. */

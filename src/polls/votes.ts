@@ -91,7 +91,7 @@ export class VoteBatcher {
       else known = undefined;
     }
     if (known === undefined) {
-      const [fresh] = await store.pollsWithVersion(this.db, [pollId]);
+      const fresh = await store.pollWithVersion(this.db, pollId);
       if (fresh?.version !== seen) return undefined;
       known = { poll: fresh.poll, version: seen };
     }

@@ -1,6 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
 import type { FeedPage, LiveMessage, TopicFeed } from '../../realtime/live.js';
+import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../event-views.js';
 import type { Room } from '../context.js';
 import type { RoomDirectory } from '../rooms.js';
@@ -30,7 +31,7 @@ const visible = (view: EventView, viewer: string | undefined) => !view.shadowban
  */
 export class RoomFeeds implements TopicFeed {
   private readonly rings = new Map<string, RoomRing>();
-  private readonly loading = new Map<string, Promise<RoomRing>>();
+  private readonly loading = new SingleFlight<RoomRing>();
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
 
@@ -110,14 +111,7 @@ export class RoomFeeds implements TopicFeed {
   }
 
   private async ring(app: Application, roomId: string): Promise<RoomRing> {
-    const ring = this.rings.get(roomId);
-    if (ring !== undefined) return ring;
-    let pending = this.loading.get(roomId);
-    if (pending === undefined) {
-      pending = this.load(app, roomId).finally(() => this.loading.delete(roomId));
-      this.loading.set(roomId, pending);
-    }
-    return pending;
+    return this.rings.get(roomId) ?? this.loading.run(roomId, () => this.load(app, roomId));
   }
 
   private async load(app: Application, roomId: string): Promise<RoomRing> {

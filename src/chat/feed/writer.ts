@@ -1,6 +1,5 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
-import { gatherArrivals } from '../../db/gather.js';
 import { notFound } from '../../http/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChatEvent, EventView, Room } from '../context.js';
@@ -46,6 +45,8 @@ interface Flight {
 }
 
 const MAX_BATCH = 1000;
+const GATHER_TURNS = 3;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
 const PIPELINE_DEPTH = 2;
 const MAX_TRACKED_ROOMS = 10_000;
@@ -88,7 +89,9 @@ export class FeedWriter {
   }
 
   private async gatherAndSend(): Promise<void> {
-    await gatherArrivals(() => this.queue.length, this.lastBatch);
+    // Clients answered by the last write send their next request about now: while fewer than
+    // half as many wait as the last write took, a few turns' wait lets them join this one.
+    for (let turn = 0; turn < GATHER_TURNS && this.queue.length < this.lastBatch / 2; turn++) await nextTurn();
     const batch = this.takeBatch();
     this.lastBatch = batch.length;
     const flight: Flight = { batch, rooms: new Set(batch.map((p) => p.job.room.id)) };

@@ -19,8 +19,8 @@ export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
       handler: async (ctx) => {
         const { command, userid, ...input } = ctx.body;
         assertActingAs(ctx, userid);
-        const { room, view, json } = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
-        return { data: null, json: commandJson(await commands.execute(ctx.app, room, view, userid, command, input, ctx.actor), json) };
+        const { room, json } = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
+        return { data: null, json: commandJson(await commands.execute(ctx.app, room, userid, command, input, ctx.actor), json) };
       },
     }),
     route({
