@@ -1,11 +1,18 @@
 /**
  * The chat command (POST chat/rooms/{id}/command) with and without a postpublish webhook whose
- * receiver (a separate process on loopback) answers 200: the publishing request should not be
- * slowed beyond noise, and every accepted message should reach the receiver.
- * Run: npx tsx bench/chat-webhook.ts   (DURATION=10 CONNECTIONS=50)
+ * receiver (a separate process on loopback) answers 200, and every accepted message should
+ * reach the receiver. Two questions:
+ * - Is the publishing request slowed? At one fixed rate (half what the machine sustains with
+ *   the hook), latency with and without the hook, alternated twice so the spread between runs
+ *   of the same kind shows the noise.
+ * - What does delivering cost? Saturation throughput with and without the hook, and the CPU per
+ *   message of each process: on one machine the deliveries and the receiver share the cores
+ *   that serve requests.
+ * Run: npx tsx bench/chat-webhook.ts   (DURATION=10 CONNECTIONS=50 RATE=<fixed rate>)
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { paced } from './lib/paced.js';
 import { spawnServer } from '../test/helpers/spawn.js';
 import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
 import { benchApp, type BenchApp } from './lib/app.js';
@@ -83,16 +90,37 @@ try {
 
   const app = await benchApp(external ?? (server?.url as string));
   const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false });
+  const hookBody = { label: 'bench', url: `http://127.0.0.1:${port}/hook`, type: 'postpublish', events: hookEvents };
   const users = Array.from({ length: USERS }, (_, i) => `speaker${i}`);
   for (const userid of users) await app.call('POST', `chat/rooms/${room.id}/join`, { userid, displayname: userid });
 
   const pids = { server: server?.process.pid, receiver: receiver.pid as number };
   const without = await measured(pids, () => run(app, room.id, users));
-  await app.call('POST', 'webhook/hooks', { label: 'bench', url: `http://127.0.0.1:${port}/hook`, enabled: true, type: 'postpublish', events: hookEvents });
+  const hook = await app.call<{ id: string }>('POST', 'webhook/hooks', { ...hookBody, enabled: true });
   const withHook = await measured(pids, () => run(app, room.id, users));
+  let expected = withHook.accepted;
+
+  // The fixed rate: half of what the machine sustains with the hook.
+  const rate = Number(process.env['RATE'] ?? Math.round(withHook.rps / 2));
+  const fixedRate = (enabled: boolean) => async () => {
+    await app.call('PUT', `webhook/hooks/${hook.id}`, { ...hookBody, enabled });
+    const r = await paced({
+      url: app.url(`chat/rooms/${room.id}/command`),
+      method: 'POST',
+      headers: { 'x-api-token': app.token },
+      body: JSON.stringify({ userid: users[0], command: 'a message at a fixed rate' }),
+      connections,
+      durationSeconds: duration,
+      overallRate: rate,
+    });
+    if (enabled) expected += r.answered - r.non2xx;
+    return r;
+  };
+  const fixed = [await fixedRate(false)(), await fixedRate(true)(), await fixedRate(false)(), await fixedRate(true)()];
+
   const loadEnded = performance.now();
   let delivered = await receivedCount();
-  const expected = hookEvents.includes('chatspeech') ? withHook.accepted : 0;
+  if (!hookEvents.includes('chatspeech')) expected = 0;
   while (delivered < expected && performance.now() - loadEnded < 60_000) {
     await new Promise((r) => setTimeout(r, 250));
     delivered = await receivedCount();
@@ -100,10 +128,14 @@ try {
   const drainSeconds = (performance.now() - loadEnded) / 1000;
   const { webhooks } = await app.call<{ webhooks: { enabled: boolean; consecutivefailures: number }[] }>('GET', 'webhook/hooks');
   const change = ((withHook.rps - without.rps) / without.rps) * 100;
+  const pacedLine = (r: (typeof fixed)[number], hooked: boolean) => `    ${hooked ? 'with hook   ' : 'without hook'}: p50 ${r.p50} ms, p99 ${r.p99} ms (${r.requestsPerSec} req/s answered, ${r.non2xx + r.errors} not 2xx)`;
 
   process.stdout.write(
     [
       `chat command, ${connections} connections, ${duration} s each:`,
+      `  at a fixed ${rate} messages/s (half the saturation rate with the hook), alternated:`,
+      ...fixed.map((r, i) => pacedLine(r, i % 2 === 1)),
+      `  at saturation:`,
       `  without webhook: ${without.rps} req/s, p50 ${without.p50} ms, p99 ${without.p99} ms (${without.accepted} messages); ${cpuLine(without)}`,
       `  with postpublish webhook: ${withHook.rps} req/s, p50 ${withHook.p50} ms, p99 ${withHook.p99} ms (${withHook.accepted} messages); ${cpuLine(withHook)}`,
       `  throughput change: ${change >= 0 ? '+' : ''}${change.toFixed(1)}%`,

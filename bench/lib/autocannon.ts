@@ -2,6 +2,8 @@ import { paced } from './paced.js';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
+  /** Requests answered (any status). */
+  answered: number;
   requestsPerSec: number;
   p50: number;
   p99: number;
@@ -40,6 +42,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     duration: options.durationSeconds ?? 10,
   });
   return {
+    answered: result.requests.total,
     requestsPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,

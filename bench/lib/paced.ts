@@ -78,5 +78,5 @@ export async function paced(options: LoadOptions & { overallRate: number }): Pro
   for (const c of conns) c.socket.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { requestsPerSec: Math.round((latencies.length * 1000) / durationMs), p50: at(0.5), p99: at(0.99), non2xx, errors };
+  return { answered: latencies.length, requestsPerSec: Math.round((latencies.length * 1000) / durationMs), p50: at(0.5), p99: at(0.99), non2xx, errors };
 }

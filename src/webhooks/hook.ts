@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { OutboxWriter } from './outbox.js';
 import { attemptRecords } from './record.js';
 import { deliveryBody, matching, type HookRegistry } from './registry.js';
-import { send } from './sender.js';
+import { budget, send } from './sender.js';
 import * as store from './store.js';
 
 export const BLOCKED = 'The event was blocked by a prepublish webhook.';
@@ -36,7 +36,8 @@ export class WebhookPublishHook implements PublishHook {
       const id = newId();
       return { id, webhookId: hook.id, url: hook.url, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event) };
     });
-    const attempts = await Promise.all(messages.map((m) => send(app.webhookSecret, { ...m, messageId: m.id, attempt: 1 })));
+    const deadline = budget();
+    const attempts = await Promise.all(messages.map((m) => send(app.webhookSecret, { ...m, messageId: m.id, attempt: 1 }, deadline)));
     const disabled = await store.settle(this.db, { messages, done: [], retry: [], ...attemptRecords(attempts) }, this.failureLimit);
     if (disabled.length > 0) this.registry.changed(event.appId);
     const refusal = attempts.find((a) => a.statusCode !== 200);

@@ -2,19 +2,22 @@ import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { TickBatcher } from '../db/tick-batcher.js';
 import * as store from './store.js';
+import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
 
 /**
  * Stores postpublish deliveries: the rows queued within one tick go in one INSERT, then they
- * are handed to the worker. Publishing only appends to an array.
+ * are handed to the worker. Publishing only appends to an array. The rows the worker has room
+ * for are stored already claimed by it, so sending them needs no claim statement.
  */
 export class OutboxWriter {
   private readonly batcher: TickBatcher<store.OutboxRow>;
 
-  constructor(db: Db, log: Logger, written: (rows: store.OutboxRow[]) => void) {
+  constructor(db: Db, log: Logger, worker: DeliveryWorker) {
     this.batcher = new TickBatcher(
       async (rows) => {
-        await store.enqueue(db, rows);
-        written(rows);
+        const held = Math.min(rows.length, worker.room());
+        await store.enqueue(db, rows, held, HOLD_SECONDS);
+        worker.stored(rows.slice(0, held));
       },
       log,
       'storing webhook deliveries',

@@ -20,7 +20,7 @@ export function webhooksArea(core: Core): Area {
   const registry = new HookRegistry(db, core.bus);
   const sending = new SendThread(log);
   const worker = new DeliveryWorker(db, core.apps, registry, core.config.webhookFailureLimit, log, (secret, delivery) => sending.send(secret, delivery));
-  const outbox = new OutboxWriter(db, log, (rows) => worker.stored(rows));
+  const outbox = new OutboxWriter(db, log, worker);
   const hooks = new WebhookService(db, registry);
   core.hooks.add(new WebhookPublishHook(db, core.apps, registry, outbox, core.config.webhookFailureLimit, log));
   worker.start();

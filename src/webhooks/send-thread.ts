@@ -66,7 +66,7 @@ export class SendThread {
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = undefined;
       for (const [id, { delivery, resolve }] of this.open) {
-        resolve({ webhookId: delivery.webhookId, messageId: delivery.messageId, eventType: delivery.eventType, body: delivery.body, attempt: delivery.attempt, statusCode: 0, elapsedMs: 0, error: 'the sending thread stopped' });
+        resolve({ webhookId: delivery.webhookId, messageId: delivery.messageId, eventType: delivery.eventType, attempt: delivery.attempt, statusCode: 0, elapsedMs: 0, error: 'the sending thread stopped' });
         this.open.delete(id);
       }
     });

@@ -82,27 +82,20 @@ export interface OutboxRow {
 const messageColumns = (items: OutboxRow[]) =>
   sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text)`;
 
-/** Stores messages and queues them for delivery: one statement, five parameters, whatever the number. */
-export async function enqueue(q: Queryable, items: OutboxRow[]): Promise<void> {
+/**
+ * Stores messages and queues them for delivery: one statement, whatever the number. The first
+ * `held` rows are queued already claimed (first attempt, held for `holdSeconds`) by the worker
+ * that will send them from memory; the rest wait for the outbox poll.
+ */
+export async function enqueue(q: Queryable, items: OutboxRow[], held: number, holdSeconds: number): Promise<void> {
   if (items.length === 0) return;
   await q.execute(sql`with stored as (
       insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
       select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(items)} returning id, webhook_id
     )
-    insert into ${webhookOutbox} (id, webhook_id) select id, webhook_id from stored`);
-}
-
-/**
- * Claims deliveries this node has just stored and still holds in memory: only the ids and
- * attempt counts come back (not the bodies). Rows another worker got first are left out.
- */
-export async function claimByIds(q: Queryable, ids: string[], holdSeconds: number): Promise<{ id: string; attempts: number }[]> {
-  return rows<{ id: string; attempts: number }>(
-    q,
-    sql`update ${webhookOutbox} set locked_until = now() + make_interval(secs => ${holdSeconds}), attempts = attempts + 1
-        where id = any(${textArray(ids)}::text[]) and (locked_until is null or locked_until < now())
-        returning id, attempts`,
-  );
+    insert into ${webhookOutbox} (id, webhook_id, attempts, locked_until)
+    select s.id, s.webhook_id, case when h.id is null then 0 else 1 end, case when h.id is null then null else now() + make_interval(secs => ${holdSeconds}) end
+    from stored s left join unnest(${textArray(items.slice(0, held).map((r) => r.id))}::text[]) as h(id) on h.id = s.id`);
 }
 
 export interface ClaimedRow {

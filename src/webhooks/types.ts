@@ -9,7 +9,6 @@ export interface Attempt {
   webhookId: string;
   messageId: string;
   eventType: string;
-  body: string;
   attempt: number;
   /** 0 when no HTTP answer came. */
   statusCode: number;

@@ -9,17 +9,20 @@ import * as store from './store.js';
 import { succeeded, type Attempt } from './types.js';
 
 const BATCH = 500;
-const HOLD_SECONDS = 15;
+/** How long a claim holds a delivery; after that another worker may take it. */
+export const HOLD_SECONDS = 15;
 const IDLE_POLL_MS = 1000;
 /** After a wake-up, let deliveries gather a moment: one claim and one settle serve many events. */
 const GATHER_MS = 50;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Stored deliveries kept in memory for the fast path; beyond this the outbox poll finds them. */
 const FRESH_LIMIT = 20_000;
+/** A held delivery not sent by then is left to the poll once its hold lapses, so no other worker sends it at the same time. */
+const FRESH_MAX_AGE_MS = (HOLD_SECONDS - 5) * 1000;
 
 /**
- * Delivers the stored postpublish deliveries. Fast path: rows this node just stored are
- * claimed by id and sent from memory. Otherwise (retries, other nodes' rows, rows left by a
+ * Delivers the stored postpublish deliveries. Fast path: rows this node just stored, already
+ * claimed for it (see OutboxWriter), are sent from memory. Otherwise (retries, other nodes' rows, rows left by a
  * restart) due rows are claimed from the outbox with SKIP LOCKED, so several nodes share the
  * work. Each batch is sent concurrently, then one statement logs every attempt, deletes the
  * delivered rows and reschedules the failed ones with backoff.
@@ -27,7 +30,7 @@ const FRESH_LIMIT = 20_000;
 export class DeliveryWorker {
   private stopped = false;
   private wake: (() => void) | undefined;
-  private fresh: store.OutboxRow[] = [];
+  private fresh: { row: store.OutboxRow; storedAt: number }[] = [];
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -43,9 +46,15 @@ export class DeliveryWorker {
     this.loop = this.run();
   }
 
-  /** Rows were stored: deliver them now rather than at the next poll. */
+  /** How many more stored deliveries this worker will hold in memory. */
+  room(): number {
+    return Math.max(0, FRESH_LIMIT - this.fresh.length);
+  }
+
+  /** Rows were stored claimed for this worker (at most `room()`): deliver them now rather than at the next poll. */
   stored(rows: store.OutboxRow[]): void {
-    if (this.fresh.length + rows.length <= FRESH_LIMIT) this.fresh.push(...rows);
+    const storedAt = performance.now();
+    for (const row of rows) this.fresh.push({ row, storedAt });
     this.wake?.();
   }
 
@@ -81,7 +90,7 @@ export class DeliveryWorker {
   }
 
   private async deliverBatch(): Promise<number> {
-    const claimed = this.fresh.length > 0 ? await this.claimFresh() : await store.claimDue(this.db, BATCH, HOLD_SECONDS);
+    const claimed = this.fresh.length > 0 ? this.takeFresh() : await store.claimDue(this.db, BATCH, HOLD_SECONDS);
     if (claimed.length === 0) return 0;
     const attempts = await Promise.all(claimed.map((row) => this.attempt(row)));
     const failed = claimed.filter((row, i) => !succeeded(attempts[i] as Attempt));
@@ -104,13 +113,12 @@ export class DeliveryWorker {
     return claimed.length;
   }
 
-  private async claimFresh(): Promise<store.ClaimedRow[]> {
-    const rows = this.fresh.splice(0, BATCH);
-    const attempts = new Map((await store.claimByIds(this.db, rows.map((r) => r.id), HOLD_SECONDS)).map((r) => [r.id, r.attempts]));
-    return rows.flatMap((r) => {
-      const n = attempts.get(r.id);
-      return n === undefined ? [] : [{ id: r.id, webhook_id: r.webhookId, app_id: r.appId, event_type: r.eventType, body: r.body, attempts: n }];
-    });
+  private takeFresh(): store.ClaimedRow[] {
+    const oldest = performance.now() - FRESH_MAX_AGE_MS;
+    return this.fresh
+      .splice(0, BATCH)
+      .filter((f) => f.storedAt >= oldest)
+      .map(({ row: r }) => ({ id: r.id, webhook_id: r.webhookId, app_id: r.appId, event_type: r.eventType, body: r.body, attempts: 1 }));
   }
 
   private async attempt(row: store.ClaimedRow): Promise<Attempt> {
