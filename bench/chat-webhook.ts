@@ -133,7 +133,7 @@ try {
   process.stdout.write(
     [
       `chat command, ${connections} connections, ${duration} s each:`,
-      `  at a fixed ${rate} messages/s (half the saturation rate with the hook), alternated:`,
+      `  at a fixed ${rate} messages/s${process.env['RATE'] === undefined ? ' (half the saturation rate with the hook)' : ''}, alternated:`,
       ...fixed.map((r, i) => pacedLine(r, i % 2 === 1)),
       `  at saturation:`,
       `  without webhook: ${without.rps} req/s, p50 ${without.p50} ms, p99 ${without.p99} ms (${without.accepted} messages); ${cpuLine(without)}`,
