@@ -22,9 +22,9 @@ const FRESH_MAX_AGE_MS = (HOLD_SECONDS - 5) * 1000;
 
 /**
  * Delivers the stored postpublish deliveries. Fast path: rows this node just stored, already
- * claimed for it (see OutboxWriter), are sent from memory. Otherwise (retries, other nodes' rows, rows left by a
- * restart) due rows are claimed from the outbox with SKIP LOCKED, so several nodes share the
- * work. Each batch is sent concurrently, then one statement logs every attempt, deletes the
+ * claimed for it (see OutboxWriter), are sent from memory. Otherwise (retries, other nodes'
+ * rows, rows left by a restart) due rows are claimed from the outbox with SKIP LOCKED, so
+ * several nodes share the work. Each batch is sent concurrently, then one statement logs every attempt, deletes the
  * delivered rows and reschedules the failed ones with backoff.
  */
 export class DeliveryWorker {
