@@ -10,7 +10,8 @@
 import { cpuSeconds } from './lib/cpu.js';
 import { startCeiling } from './lib/ceiling.js';
 import { load, type LoadResult } from './lib/autocannon.js';
-import { MANAGE_TOKEN, spawnServer } from '../test/helpers/spawn.js';
+import { benchApp } from './lib/app.js';
+import { spawnServer } from '../test/helpers/spawn.js';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 64);
@@ -23,25 +24,15 @@ const fmt = (name: string, r: LoadResult, ceiling?: LoadResult, cpuUsPerRequest?
   `${ceiling === undefined ? '' : `  ${((100 * r.requestsPerSec) / ceiling.requestsPerSec).toFixed(0)}% of ceiling`}` +
   `${cpuUsPerRequest === undefined ? '' : `  server CPU ${cpuUsPerRequest.toFixed(0)} µs/request (one core: ~${Math.round(1e6 / cpuUsPerRequest)} req/s)`}`;
 
-async function call(method: string, url: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await res.json()) as { data: Record<string, unknown> & { cursor: string; id: string } };
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 const ceiling = await startCeiling();
 // spawnServer passes DATABASE_URL through from this process's environment.
 const server = await spawnServer({ LOG_LEVEL: 'warn' });
 try {
-  const manage = { 'x-manage-token': MANAGE_TOKEN };
-  const app = await call('POST', `${server.url}/api/v3/manage/createapplication`, manage, { name: 'bench' });
-  const { token } = await call('POST', `${server.url}/api/v3/manage/createtoken`, manage, { applicationid: app['appid'], name: 'bench' });
-  const headers = { 'x-api-token': token as string };
-  const url = (path: string) => `${server.url}/api/v3/${app['appid'] as string}/${path}`;
-  const room = await call('POST', url('chat/rooms'), headers, { name: 'bench', enableenterandexit: false });
-  await call('POST', url(`chat/rooms/${room.id}/join`), headers, { userid: 'bencher', displayname: 'Bench' });
-  const commandUrl = url(`chat/rooms/${room.id}/command`);
+  const app = await benchApp(server.url);
+  const headers = { 'x-api-token': app.token };
+  const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false });
+  await app.call('POST', `chat/rooms/${room.id}/join`, { userid: 'bencher', displayname: 'Bench' });
+  const commandUrl = app.url(`chat/rooms/${room.id}/command`);
   const commandBody = JSON.stringify({ userid: 'bencher', command: 'hello from the bench' });
   out(`database: ${process.env['DATABASE_URL'] === undefined ? 'embedded (PGlite)' : 'postgres'}; POST ${postConnections} connections, GET ${connections}; ${seconds} s per run`);
 
@@ -60,13 +51,14 @@ try {
   out(fmt('POST command at half rate', postHalf));
 
   // A poller at the head of the feed, and one ten messages behind.
-  const head = (await call('GET', url(`chat/rooms/${room.id}/updates?limit=1`), headers)).cursor;
-  for (let i = 0; i < 10; i++) await call('POST', commandUrl, headers, { userid: 'bencher', command: `tail ${i}` });
-  const headNow = (await call('GET', url(`chat/rooms/${room.id}/updates?cursor=${head}`), headers)).cursor;
+  const updates = (query: string) => app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?${query}`);
+  const head = (await updates('limit=1')).cursor;
+  for (let i = 0; i < 10; i++) await app.call('POST', `chat/rooms/${room.id}/command`, { userid: 'bencher', command: `tail ${i}` });
+  const headNow = (await updates(`cursor=${head}`)).cursor;
 
   const ceilGet = await load({ url: `${ceiling.url}/x`, connections, durationSeconds: seconds });
   out(fmt('ceiling GET', ceilGet));
-  const updatesUrl = (cursor: string) => url(`chat/rooms/${room.id}/updates?cursor=${cursor}`);
+  const updatesUrl = (cursor: string) => app.url(`chat/rooms/${room.id}/updates?cursor=${cursor}`);
   const idle = await measured({ url: updatesUrl(headNow), headers, connections, durationSeconds: seconds });
   out(fmt('GET updates (cursor at head)', idle.result, ceilGet, idle.cpu));
   const idleHalf = await load({ url: updatesUrl(headNow), headers, connections, durationSeconds: seconds, overallRate: Math.max(1, Math.round(idle.result.requestsPerSec / 2)) });

@@ -6,9 +6,7 @@ export function rssBytes(pid: number): number {
   return Number.parseInt(line?.replace(/\D+/g, '') ?? '0', 10) * 1024;
 }
 
-export { cpuSeconds } from './lib/cpu.js';
-
-export function percentile(sorted: Float64Array, p: number): number {
+function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort, MANAGE_TOKEN, NODE_FLAGS, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
+import { freePort, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
+import { benchApp } from './lib/app.js';
 import { engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
 
 /** A server (one or more nodes) under test: where sockets connect and how a message is posted. */
@@ -20,20 +21,15 @@ const ROOT = new URL('..', import.meta.url).pathname;
 export async function engageTarget(nodes: number, env: Record<string, string>): Promise<Target> {
   const servers: SpawnedServer[] = [];
   for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...env }));
-  const first = servers[0] as SpawnedServer;
-  const manage = { 'x-manage-token': MANAGE_TOKEN };
-  const created = await postJson(`${first.url}/api/v3/manage/createapplication`, { name: 'bench' }, manage);
-  const appid = created.data.appid as string;
-  const token = (await postJson(`${first.url}/api/v3/manage/createtoken`, { applicationid: appid, name: 'bench' }, manage)).data.token as string;
-  const api = (path: string, body: unknown) => postJson(`${first.url}/api/v3/${appid}/${path}`, body, { 'x-api-token': token });
-  const roomid = (await api('chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).data.id as string;
-  await api(`chat/rooms/${roomid}/join`, { userid: 'bench', displayname: 'Bench' });
+  const app = await benchApp((servers[0] as SpawnedServer).url);
+  const roomid = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).id;
+  await app.call('POST', `chat/rooms/${roomid}/join`, { userid: 'bench', displayname: 'Bench' });
   return {
     name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}`,
     pids: servers.map((s) => s.process.pid as number),
-    urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${appid}/ws?token=${encodeURIComponent(token)}`),
+    urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${app.appid}/ws?token=${encodeURIComponent(app.token)}`),
     dialect: engageDialect(`room:${roomid}`),
-    post: async (text) => (await send(`${first.url}/api/v3/${appid}/chat/rooms/${roomid}/command`, { userid: 'bench', command: text }, { 'x-api-token': token })).status,
+    post: async (text) => (await send(app.url(`chat/rooms/${roomid}/command`), { userid: 'bench', command: text }, { 'x-api-token': app.token })).status,
     stop: async () => {
       await Promise.all(servers.map((s) => s.stop()));
     },
@@ -82,25 +78,12 @@ export async function socketIoTarget(nodes: number, redisUrl: string | undefined
   };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
+const stopChild = (child: ChildProcess) => stopProcess(child, 3000);
 
 async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   await res.arrayBuffer();
   return res;
-}
-
-/** POSTs and returns the parsed envelope; anything but 200 is a setup failure. */
-async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ data: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const parsed = (await res.json()) as { data: Record<string, unknown> };
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 async function waitForHttp(url: string): Promise<void> {

@@ -14,7 +14,8 @@
  */
 import { freshDatabase, RedisProcess } from '../test/cluster/infra.js';
 import { SocketPool } from './ws-fanout-clients.js';
-import { cpuSeconds, now, round, rssBytes, Samples } from './ws-fanout-stats.js';
+import { cpuSeconds } from './lib/cpu.js';
+import { now, round, rssBytes, Samples } from './ws-fanout-stats.js';
 import { bareTarget, engageTarget, socketIoTarget, type Target } from './ws-fanout-targets.js';
 
 const SOCKETS = Number(process.env['SOCKETS'] ?? 10_000);

@@ -11,7 +11,7 @@ import { Posting } from './posting.js';
 import { Reactions } from './reactions.js';
 import { RoomService } from './room-service.js';
 import { RoomDirectory } from './rooms.js';
-import { dueForRelease, findEvent, roomsWithUserEvents } from './store/events.js';
+import { dueForRelease, roomsWithUserEvents } from './store/events.js';
 import { roomView } from './views.js';
 
 /** Every part of the chat core, built once per server. */
@@ -45,13 +45,10 @@ export function buildChat(core: Core): Chat {
 
   const context: ChatContext = {
     rooms: {
-      get: (app, id) => rooms.get(app, id),
       require: (app, id) => rooms.require(app, id),
       view: (room, extra) => roomView(room, extra),
-      changed: (app, id) => rooms.changed(app, id),
     },
     events: {
-      get: (app, roomId, id) => findEvent(core.db, app.id, roomId, id),
       require: (app, roomId, id) => messages.require(app, roomId, id),
       views: (app, rows) => views.views(app, rows),
       view: (app, row) => views.view(app, row),
@@ -68,7 +65,6 @@ export function buildChat(core: Core): Chat {
     },
     participants: {
       remove: (app, room, userId) => participation.leave(app, room, userId),
-      isJoined: (app, roomId, userId) => participation.isJoined(app, roomId, userId),
     },
     purge: (app, room, userId, byUserId) => messages.purge(app, room, userId, byUserId),
   };

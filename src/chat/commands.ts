@@ -29,6 +29,8 @@ export function commandJson(r: CommandResult, roomJson: string): string {
 
 const ADMIN = /^\*(purge|ban|restore)\s+(\S+)\s*$/i;
 
+const result = (op: string, speech: EventView | null, action: EventView | null, event: EventView | null = null): CommandResult => ({ op, speech, action, event });
+
 /**
  * `command`: a message (speech, announcement, custom, ad; a quote when replyto is given), an
  * action (`/wave`, when the room enables actions) or an admin command (`*purge`, `*ban`,
@@ -42,8 +44,7 @@ export class Commands {
   ) {}
 
   async execute(app: Application, room: Room, userId: string, text: string, input: CommandInput, actor: Actor | null): Promise<CommandResult> {
-    const result = (op: string, speech: EventView | null, action: EventView | null, event: EventView | null = null): CommandResult => ({ op, speech, action, event });
-    if (text.startsWith('*')) return this.admin(app, room, userId, text, actor, result);
+    if (text.startsWith('*')) return this.admin(app, room, userId, text, actor);
     if (input.replyto !== undefined && input.replyto !== '') {
       return result('quote', await this.messages.quote(app, room, input.replyto, userId, { ...input, body: text }), null);
     }
@@ -57,7 +58,7 @@ export class Commands {
     return result(input.eventtype, await this.posting.post(app, room, sender, { ...input, body: text }), null);
   }
 
-  private async admin(app: Application, room: Room, userId: string, text: string, actor: Actor | null, result: (op: string, s: null, a: null, e?: EventView | null) => CommandResult): Promise<CommandResult> {
+  private async admin(app: Application, room: Room, userId: string, text: string, actor: Actor | null): Promise<CommandResult> {
     const match = ADMIN.exec(text);
     if (match === null) throw badRequest('Unknown admin command; use *purge <userid>, *ban <userid> or *restore <userid>.', { command: 'is not an admin command' });
     const sender = await this.posting.sender(app, room, userId);

@@ -39,17 +39,13 @@ export interface SystemEventInput {
  */
 export interface ChatContext {
   rooms: {
-    get(app: Application, roomid: string): Promise<Room | undefined>;
     /** 404 `Room {roomid} not found.` */
     require(app: Application, roomid: string): Promise<Room>;
     /** The chat.room object; `extra` fields are merged in (e.g. bouncedusers, shadowbannedusers). */
     view(room: Room, extra?: Record<string, unknown>): RoomView;
-    /** Drop cached copies of the room on every node after changing its row. */
-    changed(app: Application, roomid: string): void;
   };
   events: {
-    get(app: Application, roomid: string, eventid: string): Promise<ChatEvent | undefined>;
-    /** 404 `Event {eventid} not found.` */
+    /** 404 `Event {eventid} not found in room {roomid}.` */
     require(app: Application, roomid: string, eventid: string): Promise<ChatEvent>;
     /** chat.event objects for rows, users fetched in one batch, replyto targets in one query. */
     views(app: Application, rows: ChatEvent[]): Promise<EventView[]>;
@@ -80,7 +76,6 @@ export interface ChatContext {
   participants: {
     /** Ends the user's session and subscription in the room (bounce); true when they were in it. */
     remove(app: Application, room: Room, userid: string): Promise<boolean>;
-    isJoined(app: Application, roomid: string, userid: string): Promise<boolean>;
   };
   /** Removes the user's events in the room and publishes a `purge` event naming them (chatpurge hook). */
   purge(app: Application, room: Room, userid: string, byUserId: string): Promise<EventView>;

@@ -23,10 +23,9 @@ export class EventViews {
     private readonly users: UserService,
   ) {}
 
-  async views(app: Application, rows: ChatEvent[], known: Map<string, ChatEvent> = new Map()): Promise<EventView[]> {
-    const targetIds = [...new Set(rows.map((r) => r.replyToId).filter((id): id is string => id !== null && !known.has(id)))];
-    const targets = new Map(known);
-    for (const t of await findEventsById(this.db, targetIds)) targets.set(t.id, t);
+  async views(app: Application, rows: ChatEvent[]): Promise<EventView[]> {
+    const targetIds = [...new Set(rows.map((r) => r.replyToId).filter((id): id is string => id !== null))];
+    const targets = new Map((await findEventsById(this.db, targetIds)).map((t) => [t.id, t]));
     const userIds = new Set<string>();
     const addUsers = (r: ChatEvent) => {
       if (r.userId !== null) userIds.add(r.userId);

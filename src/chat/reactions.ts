@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Application } from '../apps/types.js';
 import type { Tx } from '../db/client.js';
 import { chatEvents, type StoredReaction } from '../db/schema/chat.js';
@@ -38,6 +38,6 @@ export class Reactions {
     if (row === undefined) return;
     const reactions = applyReaction(row.reactions, type, userId, reacted);
     const likeCount = reactions.find((r) => r.type === 'like')?.users.length ?? 0;
-    await tx.update(chatEvents).set({ reactions, likeCount }).where(and(eq(chatEvents.id, eventId)));
+    await tx.update(chatEvents).set({ reactions, likeCount }).where(eq(chatEvents.id, eventId));
   }
 }

@@ -1,11 +1,7 @@
-import type { chatEvents, chatRooms } from '../db/schema/chat.js';
 import type { User } from '../users/types.js';
 import { userView, type UserView } from '../users/views.js';
 import { isoOrNull } from '../iso.js';
-
-type Room = typeof chatRooms.$inferSelect;
-type ChatEvent = typeof chatEvents.$inferSelect;
-
+import type { ChatEvent, Room } from './context.js';
 
 /** The chat.room object. */
 export function roomView(room: Room, extra: Record<string, unknown> = {}) {

@@ -4,7 +4,7 @@ import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { acceptBody } from './body-rules.js';
 import { activeUnlessHeld, adjustReplyCount, deleteAllOfUser, deleteSubtree, lockComment, updateComment } from './comment-store.js';
 import { adjustCommentCount } from './conversation-store.js';
-import { announce, type CommentsDeps } from './deps.js';
+import { announce, type CommentsDeps, type LiveType } from './deps.js';
 import type { Comment, CommentView, Conversation } from './views.js';
 
 export interface DeleteResult {
@@ -14,7 +14,7 @@ export interface DeleteResult {
 
 /** Edits the body (author only): keeps originalbody, sets edited. `blocked` when the profanity filter refuses the new body. */
 export async function editComment(deps: CommentsDeps, app: Application, conversationId: string, commentId: string, userId: string, text: string): Promise<CommentView | 'blocked'> {
-  const { conversation, comment } = await deps.reader.one(app, conversationId, commentId);
+  const { conversation, comment } = await deps.reader.find(app, conversationId, commentId);
   if (comment.userId !== userId) throw forbidden('Only the author of a comment can edit it.');
   if (comment.deleted) throw badRequest(`Comment ${commentId} is deleted and cannot be edited.`, { commentid: 'is deleted' });
   const accepted = acceptBody(conversation, text);
@@ -35,7 +35,7 @@ export async function editComment(deps: CommentsDeps, app: Application, conversa
  * without replies is removed instead, and so is each logically deleted ancestor left childless.
  */
 export async function setDeleted(deps: CommentsDeps, app: Application, conversationId: string, commentId: string, userId: string, deleted: boolean, permanentIfNoReplies: boolean): Promise<DeleteResult> {
-  const { conversation, comment, view } = await deps.reader.one(app, conversationId, commentId);
+  const { conversation, comment } = await deps.reader.find(app, conversationId, commentId);
   await assertOwnerOrModerator(deps, app, comment, userId);
   if (deleted && permanentIfNoReplies) {
     const removed = await deps.db.transaction(async (tx) => {
@@ -52,6 +52,7 @@ export async function setDeleted(deps: CommentsDeps, app: Application, conversat
       return true;
     });
     if (removed) {
+      const view = await deps.reader.renderOne(app, conversation, comment);
       announce(deps, app, conversation, 'comment.deleted', view);
       return { permanentdelete: true, comment: view };
     }
@@ -97,9 +98,9 @@ async function assertOwnerOrModerator(deps: CommentsDeps, app: Application, comm
 }
 
 /** Renders an updated comment and announces it; 404 when it vanished meanwhile. */
-export async function finish(deps: CommentsDeps, app: Application, conversation: Conversation, type: Parameters<typeof announce>[3], updated: Comment | undefined, commentId: string): Promise<CommentView> {
+export async function finish(deps: CommentsDeps, app: Application, conversation: Conversation, type: LiveType, updated: Comment | undefined, commentId: string): Promise<CommentView> {
   if (updated === undefined) throw notFound(`Comment ${commentId} not found in conversation ${conversation.conversationId}.`);
-  const [view] = await deps.reader.render(app, conversation, [updated]);
-  announce(deps, app, conversation, type, view as CommentView);
-  return view as CommentView;
+  const view = await deps.reader.renderOne(app, conversation, updated);
+  announce(deps, app, conversation, type, view);
+  return view;
 }

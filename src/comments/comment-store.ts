@@ -75,6 +75,12 @@ export async function deleteSubtree(q: Queryable, conversationKey: string, id: s
   return removed.length;
 }
 
+/** Removes every comment of a conversation; returns how many rows went. */
+export async function deleteAllInConversation(q: Queryable, conversationKey: string): Promise<number> {
+  const removed = await q.delete(comments).where(eq(comments.conversationKey, conversationKey)).returning({ id: comments.id });
+  return removed.length;
+}
+
 /** Adds or removes one user's reaction; false when nothing changed. */
 export async function setReaction(q: Queryable, commentId: string, userId: string, type: string, on: boolean): Promise<boolean> {
   const r = commentReactions;

@@ -64,15 +64,17 @@ export class CommentWriter {
 async function store(tx: Tx, batch: Comment[]): Promise<void> {
   await insertComments(tx, batch);
   // Rows are locked deepest comment first, then conversations, the order every other change uses.
-  const parents = countBy(
-    batch.filter((c) => c.parentId !== ''),
-    (c) => c.parentId,
-  );
-  const depth = new Map(batch.map((c) => [c.parentId, c.hierarchy.length]));
-  const ordered = [...parents.keys()].sort((a, b) => (depth.get(b) ?? 0) - (depth.get(a) ?? 0) || (a < b ? -1 : 1));
-  for (const parentId of ordered) {
-    const conversationKey = batch.find((c) => c.parentId === parentId)?.conversationKey as string;
-    if (!(await adjustReplyCount(tx, conversationKey, parentId, parents.get(parentId) ?? 0))) throw new ParentGone(parentId);
+  // A parent's replies share its conversation and depth.
+  const parents = new Map<string, { conversationKey: string; depth: number; replies: number }>();
+  for (const c of batch) {
+    if (c.parentId === '') continue;
+    const parent = parents.get(c.parentId);
+    if (parent === undefined) parents.set(c.parentId, { conversationKey: c.conversationKey, depth: c.hierarchy.length, replies: 1 });
+    else parent.replies += 1;
+  }
+  const ordered = [...parents].sort(([a, pa], [b, pb]) => pb.depth - pa.depth || (a < b ? -1 : 1));
+  for (const [parentId, { conversationKey, replies }] of ordered) {
+    if (!(await adjustReplyCount(tx, conversationKey, parentId, replies))) throw new ParentGone(parentId);
   }
   const conversations = countBy(batch, (c) => c.conversationKey);
   for (const key of [...conversations.keys()].sort()) await adjustCommentCount(tx, key, conversations.get(key) ?? 0);

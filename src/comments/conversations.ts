@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
 import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
-import { comments } from '../db/schema/comments.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { newId } from '../ids.js';
+import { deleteAllInConversation } from './comment-store.js';
 import * as store from './conversation-store.js';
 import type { PageCache } from './page-cache.js';
 import type { UpsertConversationInput } from './schemas.js';
@@ -18,11 +17,6 @@ const STICKY = [
   ['customfield1', 'customField1'],
   ['customfield2', 'customField2'],
 ] as const;
-
-export interface Removed {
-  conversation: Conversation;
-  deletedComments: number;
-}
 
 /** Conversations: create-or-update, rename, find, list, react, reset, delete. */
 export class Conversations {
@@ -98,29 +92,27 @@ export class Conversations {
     return result;
   }
 
-  /** Removes every comment and reply; the conversation stays. */
-  async reset(app: Application, conversationId: string): Promise<Removed> {
-    const conversation = await this.require(app, conversationId);
+  /** Removes every comment and reply; the conversation stays. Returns how many comments went. */
+  async reset(app: Application, conversation: Conversation): Promise<number> {
     const deletedComments = await this.db.transaction(async (tx) => {
-      const removed = await tx.delete(comments).where(eq(comments.conversationKey, conversation.key)).returning({ id: comments.id });
+      const removed = await deleteAllInConversation(tx, conversation.key);
       // Relative, not 0: a comment committed while the delete ran survives it and stays counted.
-      await store.adjustCommentCount(tx, conversation.key, -removed.length);
-      return removed.length;
+      await store.adjustCommentCount(tx, conversation.key, -removed);
+      return removed;
     });
     this.cache.changed(app.id, [conversation.conversationId]);
-    return { conversation, deletedComments };
+    return deletedComments;
   }
 
-  /** Deletes the conversation with all its comments. */
-  async remove(app: Application, conversationId: string): Promise<Removed> {
-    const conversation = await this.require(app, conversationId);
+  /** Deletes the conversation with all its comments; returns how many comments went. */
+  async remove(app: Application, conversation: Conversation): Promise<number> {
     const deletedComments = await this.db.transaction(async (tx) => {
-      const removed = await tx.delete(comments).where(eq(comments.conversationKey, conversation.key)).returning({ id: comments.id });
+      const removed = await deleteAllInConversation(tx, conversation.key);
       await store.deleteConversation(tx, conversation.key);
-      return removed.length;
+      return removed;
     });
     this.cache.changed(app.id, [conversation.conversationId]);
-    return { conversation, deletedComments };
+    return deletedComments;
   }
 }
 

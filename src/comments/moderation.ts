@@ -10,7 +10,6 @@ import { published } from './publishing.js';
 import { isTimeKey, timeKeyOf } from './reading.js';
 import type { CommentView } from './views.js';
 
-
 /** Comments awaiting a moderator: held by pre-moderation or flagged by reports. */
 export async function queue(deps: CommentsDeps, app: Application, conversationId: string, cursor: string, limit: number): Promise<unknown> {
   const conversation = conversationId === '' ? undefined : await deps.conversations.require(app, conversationId);
@@ -33,10 +32,10 @@ export async function decide(deps: CommentsDeps, app: Application, commentId: st
   if (updated === undefined) throw badRequest(`The specified comment ${commentId} is not in a moderatable state.`, { commentid: 'is not awaiting moderation' });
   if (approve && comment.moderation === 'pending') {
     // Held by pre-moderation: it is published only now.
-    const [view] = await deps.reader.render(app, conversation, [updated]);
+    const view = await deps.reader.renderOne(app, conversation, updated);
     const parent = updated.parentId === '' ? undefined : await findCommentInApp(deps.db, app.id, updated.parentId);
-    published(deps, app, conversation, updated, view as CommentView, parent?.userId);
-    return view as CommentView;
+    published(deps, app, conversation, updated, view, parent?.userId);
+    return view;
   }
   return finish(deps, app, conversation, 'comment.edited', updated, commentId);
 }

@@ -65,13 +65,13 @@ export async function createComment(deps: CommentsDeps, app: Application, conver
     added: input.added ?? now,
     modified: now,
   };
-  const [view] = await deps.reader.render(app, conversation, [comment]);
-  const event = publishedEvent(app, conversation, comment, view as CommentView, parent?.userId);
+  const view = await deps.reader.renderOne(app, conversation, comment);
+  const event = publishedEvent(app, conversation, comment, view, parent?.userId);
   await deps.hooks.beforePublish(event);
   await deps.writer.insert(comment);
-  if (!pending) published(deps, app, conversation, comment, view as CommentView, parent?.userId);
+  if (!pending) published(deps, app, conversation, comment, view, parent?.userId);
   else deps.cache.changed(app.id, [conversation.conversationId]);
-  return view as CommentView;
+  return view;
 }
 
 /** After a comment became visible (at once, or approved from the queue): webhooks and live push. */

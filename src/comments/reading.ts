@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
 import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { groupBy } from '../group-by.js';
 import { notFound } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
 import type { User } from '../users/types.js';
@@ -36,7 +37,7 @@ export class Reader {
     private readonly conversations: Conversations,
   ) {}
 
-  async render(app: Application, conversation: Conversation, list: Comment[]): Promise<CommentView[]> {
+  private async render(app: Application, conversation: Conversation, list: Comment[]): Promise<CommentView[]> {
     return (await this.renderTimed(app, () => conversation.conversationId, list)).views;
   }
 
@@ -45,11 +46,20 @@ export class Reader {
     return (await this.renderTimed(app, conversationIdOf, list)).views;
   }
 
-  async one(app: Application, conversationId: string, commentId: string): Promise<{ conversation: Conversation; comment: Comment; view: CommentView }> {
+  /** One comment rendered with its users. */
+  async renderOne(app: Application, conversation: Conversation, comment: Comment): Promise<CommentView> {
+    return commentView(comment, conversation.conversationId, await this.users.getMany(app, usersOf(comment)));
+  }
+
+  /** The conversation and one of its comments; 404 when either is missing. */
+  async find(app: Application, conversationId: string, commentId: string): Promise<{ conversation: Conversation; comment: Comment }> {
     const conversation = await this.conversations.require(app, conversationId);
-    const comment = await this.require(conversation, commentId);
-    const [view] = await this.render(app, conversation, [comment]);
-    return { conversation, comment, view: view as CommentView };
+    return { conversation, comment: await this.require(conversation, commentId) };
+  }
+
+  async one(app: Application, conversationId: string, commentId: string): Promise<{ conversation: Conversation; comment: Comment; view: CommentView }> {
+    const { conversation, comment } = await this.find(app, conversationId, commentId);
+    return { conversation, comment, view: await this.renderOne(app, conversation, comment) };
   }
 
   async require(conversation: Conversation, commentId: string): Promise<Comment> {
@@ -91,12 +101,9 @@ export class Reader {
     const conversation = await this.conversations.require(app, conversationId);
     const found = await readFirstReplies(this.db, conversation.key, parentIds, childLimit + 1, includeInactive);
     const views = new Map((await this.render(app, conversation, found)).map((v) => [v.id, v]));
+    const byParent = groupBy(found, (c) => c.parentId);
     const groups = [...new Set(parentIds)].map((parentId) => {
-      const { items, next } = pageOf(
-        found.filter((c) => c.parentId === parentId),
-        childLimit,
-        timeKeyOf,
-      );
+      const { items, next } = pageOf(byParent.get(parentId) ?? [], childLimit, timeKeyOf);
       return { ...listPayload('list.commentreplygroup', 'comments', items.map((c) => views.get(c.id)), next), parentid: parentId };
     });
     return { kind: 'list.repliesbyparentid', conversation: conversationView(conversation), itemcount: groups.length, repliesgroupedbyparentid: groups };
@@ -129,12 +136,7 @@ export class Reader {
 
 /** Each top-level comment followed by its replies (which come oldest first). */
 function withDescendants(top: Comment[], descendants: Comment[]): Comment[] {
-  const byRoot = new Map<string, Comment[]>();
-  for (const d of descendants) {
-    const list = byRoot.get(d.rootId);
-    if (list === undefined) byRoot.set(d.rootId, [d]);
-    else list.push(d);
-  }
+  const byRoot = groupBy(descendants, (d) => d.rootId);
   return top.flatMap((c) => [c, ...(byRoot.get(c.id) ?? [])]);
 }
 

@@ -84,18 +84,18 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       method: 'POST',
       path: 'comment/conversations/:conversationid/reset',
       handler: async (ctx) => {
-        assertMayManage(ctx, await conversations.require(ctx.app, pathParam(ctx, 'conversationid')));
-        const { conversation, deletedComments } = await conversations.reset(ctx.app, pathParam(ctx, 'conversationid'));
-        return ok(deleted(conversation, ctx, 0, deletedComments), 'Conversation reset.');
+        const conversation = await conversations.require(ctx.app, pathParam(ctx, 'conversationid'));
+        assertMayManage(ctx, conversation);
+        return ok(deleted(conversation, ctx, 0, await conversations.reset(ctx.app, conversation)), 'Conversation reset.');
       },
     }),
     route({
       method: 'DELETE',
       path: 'comment/conversations/:conversationid',
       handler: async (ctx) => {
-        assertMayManage(ctx, await conversations.require(ctx.app, pathParam(ctx, 'conversationid')));
-        const { conversation, deletedComments } = await conversations.remove(ctx.app, pathParam(ctx, 'conversationid'));
-        return ok(deleted(conversation, ctx, 1, deletedComments), 'Conversation deleted.');
+        const conversation = await conversations.require(ctx.app, pathParam(ctx, 'conversationid'));
+        assertMayManage(ctx, conversation);
+        return ok(deleted(conversation, ctx, 1, await conversations.remove(ctx.app, conversation)), 'Conversation deleted.');
       },
     }),
   ];

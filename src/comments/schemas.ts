@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { bytesText, choice, flag, integer, paging, requiredText, stringList, text, timestamp } from '../http/fields.js';
 import { REPORT_TYPES, userFields } from '../users/schemas.js';
 
-
 /** Postgres text cannot hold NUL characters: they are refused as bad input instead of failing the write. */
 const NUL = '\u0000';
 const noNul = <S extends v.GenericSchema<unknown, string>>(schema: S) => v.pipe(schema, v.check((s: string) => !s.includes(NUL), 'must not contain NUL characters'));

@@ -33,10 +33,13 @@ export async function verifyUserToken(app: Application, header: string): Promise
 }
 
 /** A user token may act only as its own user, unless it is a moderator's or an admin's. */
+/** A user token acts only as its own user; the API token (no actor), moderators and admins act as anyone. */
+export function mayActAs(actor: Actor | null, userid: string): boolean {
+  return actor === null || actor.userid === userid || actor.role !== 'user';
+}
+
 export function assertActingAs(ctx: RequestContext, userid: string): void {
-  const actor = ctx.actor;
-  if (actor === null || actor.userid === userid || actor.role !== 'user') return;
-  throw forbidden('The user token does not allow acting as another user.');
+  if (!mayActAs(ctx.actor, userid)) throw forbidden('The user token does not allow acting as another user.');
 }
 
 export function assertModerator(ctx: RequestContext): void {

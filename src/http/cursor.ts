@@ -15,6 +15,13 @@ export function decodeCursor<T>(cursor: string, check: (value: unknown) => value
   throw badRequest('The cursor is not valid.', { cursor: 'is not a cursor this endpoint returned' });
 }
 
+export const isString = (x: unknown): x is string => typeof x === 'string';
+
+/** The key a list cursor of string keys (ids) holds; undefined for the first page (no cursor). */
+export function stringCursor(cursor: string): string | undefined {
+  return cursor === '' ? undefined : decodeCursor(cursor, isString);
+}
+
 /** The list payload every list endpoint returns (api-v3.md, List payloads). */
 export function listPayload<K extends string>(kind: string, itemsKey: K, items: unknown[], nextCursor: string, extra: Record<string, unknown> = {}) {
   return { kind, ...extra, cursor: nextCursor, more: nextCursor !== '', itemcount: items.length, [itemsKey]: items };

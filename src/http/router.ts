@@ -44,12 +44,13 @@ export class Router {
 
   match(method: Method, path: string): Match {
     const key = `${method} ${path}`;
-    const hit = this.recent.get(key);
+    let found = this.recent.get(key);
+    if (found === undefined) {
+      found = this.walkMatch(method, path);
+      if (this.recent.size >= MATCH_CACHE_SIZE) this.recent.clear();
+      this.recent.set(key, found);
+    }
     // A fresh params object each time: handlers own theirs.
-    if (hit !== undefined) return hit.kind === 'found' ? { ...hit, params: { ...hit.params } } : hit;
-    const found = this.walkMatch(method, path);
-    if (this.recent.size >= MATCH_CACHE_SIZE) this.recent.clear();
-    this.recent.set(key, found);
     return found.kind === 'found' ? { ...found, params: { ...found.params } } : found;
   }
 

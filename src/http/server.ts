@@ -92,10 +92,10 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     }
     const run = (body: BodyResult | undefined) => {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
-      handle(deps, manageToken, match.route, match.params, incoming, body?.text ?? '').then(
-        (reply) => respond(reply.status ?? 200, reply.status === 204 ? '' : reply.json !== undefined ? envelopeAroundJson(reply.status ?? 200, reply.message ?? '', reply.json) : envelope(reply.status ?? 200, reply.message ?? '', reply.data)),
-        fail,
-      );
+      handle(deps, manageToken, match.route, match.params, incoming, body?.text ?? '').then((reply) => {
+        const status = reply.status ?? 200;
+        respond(status, replyBody(status, reply));
+      }, fail);
     };
     if (!incoming.hasBody) return run(undefined);
     readBody(res, deps.bodyLimit, run);
@@ -148,6 +148,12 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     actor,
   };
   return route.handler(ctx);
+}
+
+function replyBody(status: number, reply: Reply): string {
+  if (status === 204) return '';
+  const message = reply.message ?? '';
+  return reply.json !== undefined ? envelopeAroundJson(status, message, reply.json) : envelope(status, message, reply.data);
 }
 
 function parseJsonBody(text: string): unknown {

@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs } from '../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { notFound } from '../http/errors.js';
 import { ok, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
@@ -8,7 +8,6 @@ import * as store from './store.js';
 import { notificationView } from './views.js';
 import { NotificationWriter } from './writer.js';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
 const BASE = 'user/users/:userid/notification';
 
 /** The user the path names, once the caller may act as them. */
@@ -38,7 +37,7 @@ export function notificationsArea(core: Core): Area {
         query: ListNotifications,
         handler: async (ctx) => {
           const userid = owner(ctx);
-          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const before = stringCursor(ctx.query.cursor);
           const filter = { types: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
           const rows = await store.listNotifications(db, ctx.app.id, userid, filter, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (n) => n.id);

@@ -1,17 +1,7 @@
 import { and, desc, eq, inArray, lt } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
-import { notifications, users } from '../db/schema/index.js';
+import { notifications } from '../db/schema/index.js';
 import type { NewNotification, Notification } from './types.js';
-
-/** User ids of the given handles (lower case) in a pool, in one query. */
-export async function usersByHandle(q: Queryable, pool: string, handlesLower: string[]): Promise<Map<string, string>> {
-  if (handlesLower.length === 0) return new Map();
-  const found = await q
-    .select({ handle: users.handleLower, userId: users.userId })
-    .from(users)
-    .where(and(eq(users.pool, pool), inArray(users.handleLower, handlesLower)));
-  return new Map(found.map((r) => [r.handle, r.userId]));
-}
 
 export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<Notification[]> {
   if (rows.length === 0) return [];

@@ -4,8 +4,10 @@ import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { TickBatcher } from '../db/tick-batcher.js';
+import { groupBy } from '../group-by.js';
 import type { Bus } from '../realtime/bus.js';
 import { publishLive } from '../realtime/live.js';
+import { usersByHandle } from '../users/store.js';
 import * as store from './store.js';
 import type { NewNotification } from './types.js';
 import { notificationView } from './views.js';
@@ -39,7 +41,7 @@ export class NotificationWriter implements PublishHook {
   }
 
   private async write(events: PublishedEvent[]): Promise<void> {
-    const rows = (await Promise.all([...groupByApp(events)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
+    const rows = (await Promise.all([...groupBy(events, (e) => e.appId)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
     for (const n of await store.insertNotifications(this.db, rows)) {
       publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: notificationView(n) });
     }
@@ -49,7 +51,7 @@ export class NotificationWriter implements PublishHook {
     const app = await this.apps.get(appId);
     if (app === undefined) return [];
     const handles = [...new Set(events.flatMap((e) => e.notify.flatMap((t) => (t.handle === undefined ? [] : [t.handle.toLowerCase()]))))];
-    const byHandle = await store.usersByHandle(this.db, app.userPool, handles);
+    const byHandle = await usersByHandle(this.db, app.userPool, handles);
     return events.flatMap((event) => {
       const seen = new Set<string>();
       return event.notify.flatMap((target) => {
@@ -74,16 +76,6 @@ export class NotificationWriter implements PublishHook {
       });
     });
   }
-}
-
-function groupByApp(events: PublishedEvent[]): Map<string, PublishedEvent[]> {
-  const byApp = new Map<string, PublishedEvent[]>();
-  for (const e of events) {
-    const own = byApp.get(e.appId);
-    if (own === undefined) byApp.set(e.appId, [e]);
-    else own.push(e);
-  }
-  return byApp;
 }
 
 /** The published chat event's or comment's id (both REST objects carry `id`). */

@@ -12,7 +12,7 @@ const INTERVAL_MS = 100;
  * a burst of votes costs one read and one frame per poll, and the last frame is always current.
  */
 export class StandingsPush {
-  private readonly dirty = new Map<string, string>();
+  private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -21,8 +21,8 @@ export class StandingsPush {
     private readonly log: Logger,
   ) {}
 
-  changed(appId: string, pollIds: string[]): void {
-    for (const id of pollIds) this.dirty.set(id, appId);
+  changed(pollIds: Iterable<string>): void {
+    for (const id of pollIds) this.dirty.add(id);
     this.timer ??= setTimeout(() => void this.flush(), INTERVAL_MS);
   }
 
@@ -33,14 +33,12 @@ export class StandingsPush {
   }
 
   private async flush(): Promise<void> {
-    const due = new Map(this.dirty);
+    const ids = [...this.dirty];
     this.dirty.clear();
     try {
-      const ids = [...due.keys()];
-      const [polls, choices] = await Promise.all([store.pollsByIds(this.db, ids), store.choicesOf(this.db, ids)]);
+      const [polls, choices] = await Promise.all([store.pollsByIds(this.db, ids), store.choicesByPoll(this.db, ids)]);
       for (const poll of polls) {
-        const own = choices.filter((c) => c.pollId === poll.id);
-        publishLive(this.bus, poll.appId, 'poll', poll.id, { type: 'poll.standings', data: standingsView(poll, own) });
+        publishLive(this.bus, poll.appId, 'poll', poll.id, { type: 'poll.standings', data: standingsView(poll, choices.get(poll.id) ?? []) });
       }
     } catch (err) {
       this.log.error({ err }, 'poll standings push failed');

@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertModerator } from '../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, route } from '../http/route.js';
 import { validate } from '../http/validation.js';
 import { newId } from '../ids.js';
@@ -8,24 +8,17 @@ import { StandingsPush } from './live.js';
 import { AddChoicesBody, AddLead, CreatePoll, ListChoices, ListPolls, ManyChoices, OneChoice, Paging, UpdatePoll, Vote } from './schemas.js';
 import { PollService } from './service.js';
 import * as store from './store.js';
-import type { Choice, Poll } from './types.js';
+import type { Poll } from './types.js';
 import { choiceView, leadView, pollView, responseView, standingsView } from './views.js';
 import { VoteBatcher } from './votes.js';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
-const after = (cursor: string) => (cursor === '' ? '' : decodeCursor(cursor, isString));
-
-function groupByPoll(choices: Choice[]): Map<string, Choice[]> {
-  const byPoll = new Map<string, Choice[]>();
-  for (const c of choices) byPoll.set(c.pollId, [...(byPoll.get(c.pollId) ?? []), c]);
-  return byPoll;
-}
+const after = (cursor: string) => stringCursor(cursor) ?? '';
 
 export function pollsArea(core: Core): Area {
   const { db } = core;
   const polls = new PollService(db);
   const live = new StandingsPush(db, core.bus, core.log);
-  const votes = new VoteBatcher(db, core.log, (appId, pollIds) => live.changed(appId, pollIds));
+  const votes = new VoteBatcher(db, core.log, (pollIds) => live.changed(pollIds));
   const withChoices = async (poll: Poll) => pollView(poll, await store.choicesOf(db, [poll.id]));
   const pollIdOf = (params: Record<string, string>) => params['pollid'] as string;
 
@@ -68,10 +61,10 @@ export function pollsArea(core: Core): Area {
         path: 'poll/poll',
         query: ListPolls,
         handler: async (ctx) => {
-          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const before = stringCursor(ctx.query.cursor);
           const rows = await store.listPolls(db, ctx.app.id, ctx.query.includeunpublished, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (p) => p.id);
-          const choices = groupByPoll(await store.choicesOf(db, items.map((p) => p.id)));
+          const choices = await store.choicesByPoll(db, items.map((p) => p.id));
           return ok(listPayload('list.polls', 'polls', items.map((p) => pollView(p, choices.get(p.id) ?? [])), next));
         },
       }),
@@ -90,7 +83,7 @@ export function pollsArea(core: Core): Area {
         handler: async (ctx) => {
           assertModerator(ctx);
           const { poll, removed } = await polls.reset(ctx.app, pollIdOf(ctx.params));
-          live.changed(ctx.app.id, [poll.id]);
+          live.changed([poll.id]);
           return ok({ kind: 'poll.reset', deletedresponses: removed, poll: await withChoices(poll) }, 'Poll responses removed.');
         },
       }),
@@ -121,7 +114,7 @@ export function pollsArea(core: Core): Area {
         handler: async (ctx) => {
           assertModerator(ctx);
           const choice = await polls.deleteChoice(ctx.app, pollIdOf(ctx.params), ctx.params['choiceid'] as string);
-          live.changed(ctx.app.id, [choice.pollId]);
+          live.changed([choice.pollId]);
           return ok({ kind: 'deleted.poll.choice', choice: choiceView(choice) }, 'Choice deleted.');
         },
       }),

@@ -53,7 +53,7 @@ const choiceFields = {
 const ChoiceInput = v.object(choiceFields);
 export type ChoiceInput = v.InferOutput<typeof ChoiceInput>;
 
-/** The add-choices body: one choice, or several as `{choices: [...]}` (see parseChoices). */
+/** The add-choices body: one choice, or several as `{choices: [...]}`; the route validates it as OneChoice or ManyChoices. */
 export const AddChoicesBody = v.looseObject({});
 export const OneChoice = ChoiceInput;
 export const ManyChoices = v.object({

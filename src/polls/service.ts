@@ -7,6 +7,18 @@ import type { ChoiceInput, PollInput } from './schemas.js';
 import * as store from './store.js';
 import type { Choice, NewChoice, NewPoll, Poll } from './types.js';
 
+type CustomInput = Pick<ChoiceInput, 'customid' | 'customtype' | 'custompayload' | 'customfield1' | 'customfield2' | 'customtags'>;
+
+/** The custom fields polls and choices share; an empty customid means none. */
+const customColumns = (input: CustomInput) => ({
+  customId: input.customid === '' ? null : input.customid,
+  customType: input.customtype,
+  customPayload: input.custompayload,
+  customField1: input.customfield1,
+  customField2: input.customfield2,
+  customTags: input.customtags,
+});
+
 /** Request fields to columns; only the fields present are set. */
 function pollColumns(input: PollInput): Partial<NewPoll> {
   const columns: Partial<NewPoll> = {
@@ -15,12 +27,7 @@ function pollColumns(input: PollInput): Partial<NewPoll> {
     subtitle: input.subtitle,
     description: input.description,
     pictureUrl: input.pictureurl,
-    customId: input.customid === '' ? null : input.customid,
-    customType: input.customtype,
-    customPayload: input.custompayload,
-    customField1: input.customfield1,
-    customField2: input.customfield2,
-    customTags: input.customtags,
+    ...customColumns(input),
     allowMultipleChoicesPerUser: input.allowmultiplechoicesperuser,
     maxTotalResponsesPerUser: input.maxtotalresponsesperuser,
     maxResponsesPerChoicePerUser: input.maxresponsesperchoiceperuser,
@@ -87,8 +94,7 @@ export class PollService {
   async reset(app: Application, pollId: string): Promise<{ poll: Poll; removed: number }> {
     return this.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
-      const removed = await store.clearResponses(tx, pollId);
-      return { poll: (await store.findPoll(tx, app.id, pollId)) as Poll, removed };
+      return store.clearResponses(tx, pollId);
     });
   }
 
@@ -109,12 +115,7 @@ export class PollService {
           imageUrl: c.imageurl,
           videoId: c.videoid,
           embedCode: c.embedcode,
-          customId: c.customid === '' ? null : c.customid,
-          customType: c.customtype,
-          customPayload: c.custompayload,
-          customField1: c.customfield1,
-          customField2: c.customfield2,
-          customTags: c.customtags,
+          ...customColumns(c),
         };
       });
       await store.insertChoices(tx, rows);
@@ -134,9 +135,8 @@ export class PollService {
     });
   }
 
-  private async lockOwn(tx: Tx, app: Application, pollId: string): Promise<Poll> {
+  private async lockOwn(tx: Tx, app: Application, pollId: string): Promise<void> {
     const [poll] = await store.lockPolls(tx, [pollId]);
     if (poll === undefined || poll.appId !== app.id) throw notFound(`Poll ${pollId} not found.`);
-    return poll;
   }
 }

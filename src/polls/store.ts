@@ -2,6 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, ne, sql } from 'd
 import { intArray, textArray } from '../db/arrays.js';
 import { rows, type Queryable } from '../db/client.js';
 import { pollChoices, pollLeads, pollResponses, polls } from '../db/schema/index.js';
+import { groupBy } from '../group-by.js';
 import type { Choice, Lead, NewChoice, NewPoll, Poll, PollResponse } from './types.js';
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
@@ -66,6 +67,11 @@ export async function choicesOf(q: Queryable, pollIds: string[], limit?: number)
   return limit === undefined ? query : query.limit(limit);
 }
 
+/** choicesOf, grouped by poll (a poll without choices has no entry). */
+export async function choicesByPoll(q: Queryable, pollIds: string[]): Promise<Map<string, Choice[]>> {
+  return groupBy(await choicesOf(q, pollIds), (c) => c.pollId);
+}
+
 export async function nextPosition(q: Queryable, pollId: string): Promise<number> {
   const [row] = await q
     .select({ next: sql<number>`coalesce(max(${pollChoices.position}) + 1, 0)::int` })
@@ -86,12 +92,12 @@ export async function deleteChoice(q: Queryable, pollId: string, choiceId: strin
   return choice;
 }
 
-/** Removes every response and zeroes the counters; the caller holds the poll's lock. */
-export async function clearResponses(q: Queryable, pollId: string): Promise<number> {
+/** Removes every response and zeroes the counters; the caller holds the poll's lock. Returns the poll as updated. */
+export async function clearResponses(q: Queryable, pollId: string): Promise<{ poll: Poll; removed: number }> {
   const removed = await deleteResponses(q, pollId);
   await q.update(pollChoices).set({ responseCount: 0 }).where(eq(pollChoices.pollId, pollId));
-  await q.update(polls).set({ totalResponses: 0, whenModified: new Date() }).where(eq(polls.id, pollId));
-  return removed;
+  const [poll] = await q.update(polls).set({ totalResponses: 0, whenModified: new Date() }).where(eq(polls.id, pollId)).returning();
+  return { poll: poll as Poll, removed };
 }
 
 export async function addToTotal(q: Queryable, pollId: string, delta: number): Promise<void> {

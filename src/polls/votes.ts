@@ -44,7 +44,8 @@ export class VoteBatcher {
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly committed: (appId: string, pollIds: string[]) => void,
+    /** Told the polls that took votes in a committed batch. */
+    private readonly committed: (pollIds: Set<string>) => void,
   ) {}
 
   submit(vote: VoteRequest): Promise<VoteOutcome> {
@@ -125,15 +126,13 @@ export class VoteBatcher {
     this.prefetched = undefined;
     try {
       const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
-      batch.forEach((vote, i) => vote.done(outcomes[i] as VoteOutcome));
-      const touched = new Map<string, Set<string>>();
+      const touched = new Set<string>();
       batch.forEach((vote, i) => {
-        if (!outcomes[i]?.ok) return;
-        const set = touched.get(vote.appId) ?? new Set<string>();
-        set.add(vote.pollId);
-        touched.set(vote.appId, set);
+        const outcome = outcomes[i] as VoteOutcome;
+        vote.done(outcome);
+        if (outcome.ok) touched.add(vote.pollId);
       });
-      for (const [appId, pollIds] of touched) this.committed(appId, [...pollIds]);
+      if (touched.size > 0) this.committed(touched);
     } catch (err) {
       this.log.error({ err, votes: batch.length }, 'vote batch failed');
       for (const vote of batch) vote.fail(err);

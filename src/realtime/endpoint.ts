@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
 import type { Config } from '../config.js';
-import { verifyUserToken } from '../http/auth.js';
+import { mayActAs, verifyUserToken } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { TelemetryService } from '../telemetry/service.js';
@@ -155,8 +155,7 @@ export class Endpoint {
     const conn = ws.getUserData();
     const userid = given ?? conn.actor?.userid;
     if (userid === undefined) return sendError(ws, this.limit, 'bad_request', 'userid is required without a user token.');
-    const actor = conn.actor;
-    if (actor !== null && actor.userid !== userid && actor.role === 'user') return sendError(ws, this.limit, 'forbidden', 'The user token does not allow acting as another user.');
+    if (!mayActAs(conn.actor, userid)) return sendError(ws, this.limit, 'forbidden', 'The user token does not allow acting as another user.');
     try {
       this.deps.telemetry.record(conn.appId, contextid, userid, [{ kind: 'presence', key, amount: 1 }]);
     } catch (err) {

@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { FeedRegistry, TopicFeed } from './live.js';
 import type { Logger } from '../logger.js';
+import { mayActAs } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { sendError, sendFrame, type Socket } from './connection.js';
@@ -86,8 +87,7 @@ export class Subscriptions {
     if (topic === undefined) throw new Refusal('bad_topic', 'topic must be room:ID, conversation:ID, poll:ID, context:ID or user:ID.');
     if (conn.topics.has(name)) throw new Refusal('already_subscribed', `Already subscribed to ${name}.`);
     if (conn.topics.size >= this.deps.maxSubscriptions) throw new Refusal('too_many_subscriptions', `A socket may hold at most ${this.deps.maxSubscriptions} subscriptions.`);
-    const actor = conn.actor;
-    if (topic.kind === 'user' && actor !== null && actor.userid !== topic.id && actor.role === 'user') {
+    if (topic.kind === 'user' && !mayActAs(conn.actor, topic.id)) {
       throw new Refusal('forbidden', 'A user token may subscribe only to its own user topic.');
     }
     return topic;

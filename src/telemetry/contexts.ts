@@ -64,6 +64,11 @@ export class ContextStore {
     return { version: context.version, signals };
   }
 
+  /** One signal's figures; undefined when the context does not hold it. */
+  signalView(appId: string, contextid: string, kind: SignalKind, key: string, now: number): SignalView | undefined {
+    return this.apps.get(appId)?.get(contextid)?.signals.get(signalId(kind, key))?.view(now);
+  }
+
   *contexts(): Generator<[appId: string, contextid: string]> {
     for (const [appId, contexts] of this.apps) for (const contextid of contexts.keys()) yield [appId, contextid];
   }

@@ -22,9 +22,8 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
     const { contextid, key } = pathIds(ctx);
     assertActingAs(ctx, userid);
     telemetry.record(ctx.app.id, contextid, userid, [{ kind, key: key as string, amount }]);
-    const snapshot = telemetry.snapshot(ctx.app.id, contextid);
-    const signal = snapshot.signals.find((s) => s.key === key && s.kind === kind);
-    return ok({ kind: 'telemetry.signal', contextid, asof: snapshot.asof, signal });
+    const { asof, signal } = telemetry.signal(ctx.app.id, contextid, kind, key as string);
+    return ok({ kind: 'telemetry.signal', contextid, asof, signal });
   };
 
   return [

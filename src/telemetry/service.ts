@@ -68,6 +68,12 @@ export class TelemetryService {
     return { kind: 'telemetry.snapshot', contextid, asof: new Date(now).toISOString(), cursor: String(version), signals };
   }
 
+  /** One signal of the context, as of now. */
+  signal(appId: string, contextid: string, kind: SignalKind, key: string): { asof: string; signal: SignalView | undefined } {
+    const now = Date.now();
+    return { asof: new Date(now).toISOString(), signal: this.store.signalView(appId, contextid, kind, key, now) };
+  }
+
   close(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.sync.close();

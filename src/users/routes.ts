@@ -1,13 +1,12 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { decodeCursor, isString, listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { badRequest, preconditionFailed } from '../http/errors.js';
 import { ok, route } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
 import * as store from './store.js';
 import { userView } from './views.js';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
 /** The reported-users queue pages by (time of the last report, userid), newest first. */
 type QueueKey = [string, string];
 const isQueueKey = (x: unknown): x is QueueKey => Array.isArray(x) && x.length === 2 && x.every(isString);
@@ -47,7 +46,7 @@ export function usersArea(core: Core): Area {
         path: 'user/users',
         query: Paging,
         handler: async (ctx) => {
-          const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+          const after = stringCursor(ctx.query.cursor) ?? '';
           const rows = await store.listUsers(db, ctx.app.userPool, after, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (u) => u.userId);
           return ok(listPayload('list.users', 'users', items.map(userView), next));
@@ -60,7 +59,7 @@ export function usersArea(core: Core): Area {
         handler: async (ctx) => {
           const { handle, name, userid, limit, cursor } = ctx.body;
           if (!handle && !name && !userid) throw badRequest('Search requires either a userid, handle or name parameter.', { search: 'give userid, handle or name' });
-          const after = cursor === '' ? '' : decodeCursor(cursor, isString);
+          const after = stringCursor(cursor) ?? '';
           const rows = await store.searchUsers(db, ctx.app.userPool, { handle: handle || undefined, name: name || undefined, userid: userid || undefined }, after, limit + 1);
           const { items, next } = pageOf(rows, limit, (u) => u.userId);
           return ok(listPayload('list.users', 'users', items.map(userView), next));

@@ -21,6 +21,8 @@ export interface EnsureOptions {
 export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
 
 const CACHE_LIMIT = 50_000;
+/** A user's cache key; also the payload of the `user-changed` bus message. */
+const cacheKey = (app: Application, userId: string) => `${app.userPool}\u0000${userId}`;
 
 /**
  * Users of a pool (an application's own, or its organization's shared one). Every write goes
@@ -42,7 +44,7 @@ export class UserService {
   }
 
   async get(app: Application, userId: string): Promise<User | undefined> {
-    const key = `${app.userPool}\u0000${userId}`;
+    const key = cacheKey(app, userId);
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     return this.reading.run(key, async () => {
@@ -63,12 +65,12 @@ export class UserService {
     const found = new Map<string, User>();
     const missing: string[] = [];
     for (const id of new Set(userIds)) {
-      const cached = this.cache.get(`${app.userPool}\u0000${id}`);
+      const cached = this.cache.get(cacheKey(app, id));
       if (cached !== undefined) found.set(id, cached);
       else missing.push(id);
     }
     for (const user of await store.findUsers(this.db, app.userPool, missing)) {
-      this.remember(`${app.userPool}\u0000${user.userId}`, user);
+      this.remember(cacheKey(app, user.userId), user);
       found.set(user.userId, user);
     }
     return found;
@@ -106,7 +108,7 @@ export class UserService {
     const user = await store.deleteUser(this.db, app.userPool, userId);
     if (user === undefined) throw notFound(`User ${userId} not found.`);
     // Announce and forget: remembering the deleted row would keep answering for it from the cache.
-    const key = `${app.userPool}\u0000${user.userId}`;
+    const key = cacheKey(app, user.userId);
     this.bus.publish(app.id, { topic: 'user-changed', payload: key });
     this.cache.delete(key);
     return user;
@@ -189,7 +191,7 @@ export class UserService {
   }
 
   private changed(app: Application, user: User): void {
-    const key = `${app.userPool}\u0000${user.userId}`;
+    const key = cacheKey(app, user.userId);
     this.bus.publish(app.id, { topic: 'user-changed', payload: key });
     this.remember(key, user);
   }

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import { rows, type Queryable } from '../db/client.js';
+import { likeEscape } from '../db/like.js';
 import { userReports, users } from '../db/schema/index.js';
 import type { User } from './types.js';
 
@@ -23,6 +24,16 @@ export async function takenHandles(q: Queryable, pool: string, candidates: strin
     .from(users)
     .where(and(eq(users.pool, pool), inArray(users.handleLower, lowered), ne(users.userId, userId)));
   return new Set(found.map((r) => r.h));
+}
+
+/** User ids of the given handles (lower case) in a pool, in one query. */
+export async function usersByHandle(q: Queryable, pool: string, handlesLower: string[]): Promise<Map<string, string>> {
+  if (handlesLower.length === 0) return new Map();
+  const found = await q
+    .select({ handle: users.handleLower, userId: users.userId })
+    .from(users)
+    .where(and(eq(users.pool, pool), inArray(users.handleLower, handlesLower)));
+  return new Map(found.map((r) => [r.handle, r.userId]));
 }
 
 /** Inserts a new user; undefined when the userid already exists (a concurrent create won). */
@@ -60,7 +71,6 @@ export interface UserSearch {
   userid?: string | undefined;
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Handle and userid match by prefix, name as a substring; all case-insensitive. */
 export async function searchUsers(q: Queryable, pool: string, search: UserSearch, after: string, limit: number): Promise<User[]> {
@@ -96,7 +106,9 @@ export interface ReportedUserRow {
  * nor repeated across pages.
  */
 export async function listReportedUsers(q: Queryable, pool: string, before: [string, string] | undefined, limit: number) {
-  const result = (await q.execute(sql`
+  return rows<ReportedUserRow>(
+    q,
+    sql`
     select user_id, max(added) as last,
       to_char(max(added) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as lastkey,
       json_agg(json_build_object('userid', reported_by, 'reporttype', report_type, 'added', to_char(added at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by added) as reports
@@ -105,6 +117,6 @@ export async function listReportedUsers(q: Queryable, pool: string, before: [str
     group by user_id
     having ${before === undefined ? sql`true` : sql`(max(added), user_id) < (${before[0]}::timestamptz, ${before[1]}::text)`}
     order by max(added) desc, user_id desc
-    limit ${limit}`)) as unknown as { rows: ReportedUserRow[] };
-  return result.rows;
+    limit ${limit}`,
+  );
 }

@@ -1,14 +1,13 @@
 import { effectActive, type User } from './types.js';
 import { isoOrNull } from '../iso.js';
 
-
-/** The app.user object every endpoint returns. */
 /**
  * Views of user records, which are replaced, never changed in place: kept until the first of the
  * user's timed effects (ban, shadow ban, mute) expires, since that changes the view.
  */
 const views = new WeakMap<User, { view: UserView; until: number }>();
 
+/** The app.user object every endpoint returns. */
 export function userView(user: User): UserView {
   const now = Date.now();
   const kept = views.get(user);

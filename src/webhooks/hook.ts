@@ -9,6 +9,7 @@ import { attemptRecords } from './record.js';
 import { deliveryBody, matching, type HookRegistry } from './registry.js';
 import { budget, send } from './sender.js';
 import * as store from './store.js';
+import type { Webhook } from './types.js';
 
 export const BLOCKED = 'The event was blocked by a prepublish webhook.';
 
@@ -59,7 +60,7 @@ export class WebhookPublishHook implements PublishHook {
     );
   }
 
-  private enqueue(event: PublishedEvent, hooks: Parameters<typeof matching>[0]): void {
+  private enqueue(event: PublishedEvent, hooks: Webhook[]): void {
     const targets = matching(hooks, event, 'postpublish');
     if (targets.length === 0) return;
     this.outbox.add(

@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertAdmin } from '../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, route } from '../http/route.js';
 import { WebhookPublishHook } from './hook.js';
 import { OutboxWriter } from './outbox.js';
@@ -12,7 +12,6 @@ import * as store from './store.js';
 import { logEntryView, webhookView } from './views.js';
 import { DeliveryWorker } from './worker.js';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
 
 export function webhooksArea(core: Core): Area {
   const { db } = core;
@@ -48,7 +47,7 @@ export function webhooksArea(core: Core): Area {
         query: Paging,
         handler: async (ctx) => {
           assertAdmin(ctx);
-          const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+          const after = stringCursor(ctx.query.cursor) ?? '';
           const rows = await store.listHooks(db, ctx.app.id, after, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (h) => h.id);
           return ok(listPayload('list.webhooks', 'webhooks', items.map(webhookView), next));
@@ -79,7 +78,7 @@ export function webhooksArea(core: Core): Area {
         handler: async (ctx) => {
           assertAdmin(ctx);
           const hook = await hooks.require(ctx.app, ctx.params['webhookid'] as string);
-          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isString);
+          const before = stringCursor(ctx.query.cursor);
           const rows = await store.listLog(db, hook.id, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (e) => e.id);
           return ok(listPayload('list.webhook.logentries', 'logentries', items.map(logEntryView), next));

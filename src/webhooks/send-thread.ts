@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.js';
 import type { Delivery } from './sender.js';
-import type { Attempt } from './types.js';
+import { unanswered, type Attempt } from './types.js';
 
 export interface SendRequest {
   id: number;
@@ -66,7 +66,7 @@ export class SendThread {
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = undefined;
       for (const [id, { delivery, resolve }] of this.open) {
-        resolve({ webhookId: delivery.webhookId, messageId: delivery.messageId, eventType: delivery.eventType, attempt: delivery.attempt, statusCode: 0, elapsedMs: 0, error: 'the sending thread stopped' });
+        resolve(unanswered(delivery, 'the sending thread stopped'));
         this.open.delete(id);
       }
     });

@@ -6,7 +6,7 @@ import { attemptRecords } from './record.js';
 import type { HookRegistry } from './registry.js';
 import type { Delivery } from './sender.js';
 import * as store from './store.js';
-import { succeeded, type Attempt } from './types.js';
+import { succeeded, unanswered, type Attempt } from './types.js';
 
 const BATCH = 500;
 /** How long a claim holds a delivery; after that another worker may take it. */
@@ -93,7 +93,7 @@ export class DeliveryWorker {
     const claimed = this.fresh.length > 0 ? this.takeFresh() : await store.claimDue(this.db, BATCH, HOLD_SECONDS);
     if (claimed.length === 0) return 0;
     const attempts = await Promise.all(claimed.map((row) => this.attempt(row)));
-    const failed = claimed.filter((row, i) => !succeeded(attempts[i] as Attempt));
+    const failed = claimed.filter((_, i) => !succeeded(attempts[i] as Attempt));
     const givenUp = failed.filter((row) => row.attempts >= MAX_ATTEMPTS).map((row) => row.id);
     const disabled = await store.settle(
       this.db,
@@ -125,9 +125,7 @@ export class DeliveryWorker {
     const [app, hooks] = await Promise.all([this.apps.get(row.app_id), this.registry.forApp(row.app_id)]);
     const hook = hooks.find((h) => h.id === row.webhook_id);
     const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, body: row.body, attempt: row.attempts };
-    if (app === undefined || hook === undefined) {
-      return { ...delivery, statusCode: 0, elapsedMs: 0, error: 'the webhook or its application no longer exists' };
-    }
+    if (app === undefined || hook === undefined) return unanswered(delivery, 'the webhook or its application no longer exists');
     return this.send(app.webhookSecret, { ...delivery, url: hook.url });
   }
 }

@@ -75,10 +75,10 @@ export class RoomFeeds implements TopicFeed {
     const ring = await this.ring(app, room.id);
     const now = Date.now();
     const behind = this.checkHead && ring.last < (await lastSeq(this.core.db, room.id));
-    const held = behind || !ring.usable(now) ? undefined : ring.after(seq);
-    if (!ring.usable(now)) this.rings.delete(room.id);
+    const usable = ring.usable(now);
+    if (!usable) this.rings.delete(room.id);
+    const held = behind || !usable ? undefined : ring.after(seq);
     if (held === undefined) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
-    if (held.length === 0) return { entries: held, cursor: ring.last > seq ? updatesCursor(ring.last) : cursor, more: false };
     const entries: RingEntry[] = [];
     let examined = seq;
     for (const entry of held) {
@@ -86,7 +86,7 @@ export class RoomFeeds implements TopicFeed {
       examined = entry.seq;
       if (visible(entry.view, viewer)) entries.push(entry);
     }
-    return { entries, cursor: ring.last === seq ? cursor : updatesCursor(ring.last), more: false };
+    return { entries, cursor: ring.last > seq ? updatesCursor(ring.last) : cursor, more: false };
   }
 
   async assertExists(app: Application, id: string): Promise<void> {

@@ -6,13 +6,13 @@ import { topicName } from '../../realtime/live.js';
  * forwards `room:` topics, never shows them to other subscribers.
  */
 const SHADOW = 'chat-shadow:';
+const ROOM = topicName('room', '');
 
 export const feedTopic = (roomId: string, shadowban: boolean) => (shadowban ? `${SHADOW}${roomId}` : topicName('room', roomId));
 
 /** The room a feed topic belongs to, or undefined for other topics. */
 export function roomOfFeedTopic(topic: string): string | undefined {
-  const room = topicName('room', '');
-  if (topic.startsWith(room)) return topic.slice(room.length);
+  if (topic.startsWith(ROOM)) return topic.slice(ROOM.length);
   if (topic.startsWith(SHADOW)) return topic.slice(SHADOW.length);
   return undefined;
 }

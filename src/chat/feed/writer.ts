@@ -50,6 +50,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
 const PIPELINE_DEPTH = 2;
 const MAX_TRACKED_ROOMS = 10_000;
+/** A job with statements of its own or stored events to publish commits alone. */
+const commitsAlone = (job: WriteJob) => job.prepare !== undefined || job.publishIds !== undefined;
 
 /**
  * Group commit for everything that enters a room's feed. Plain inserts that arrive together
@@ -99,7 +101,7 @@ export class FeedWriter {
     this.gathering = false;
     this.launch();
     const first = batch[0] as Pending;
-    const plain = batch.length > 1 || (first.job.prepare === undefined && first.job.publishIds === undefined);
+    const plain = batch.length > 1 || !commitsAlone(first.job);
     flight.outcomes = plain ? await this.appendPlain(batch) : await this.commitOne(first);
     void this.release();
   }
@@ -160,14 +162,9 @@ export class FeedWriter {
   }
 
   private takeBatch(): Pending[] {
-    const first = this.queue[0] as Pending;
-    if (first.job.prepare !== undefined || first.job.publishIds !== undefined) return this.queue.splice(0, 1);
+    if (commitsAlone((this.queue[0] as Pending).job)) return this.queue.splice(0, 1);
     let n = 1;
-    while (n < this.queue.length && n < MAX_BATCH) {
-      const j = (this.queue[n] as Pending).job;
-      if (j.prepare !== undefined || j.publishIds !== undefined) break;
-      n++;
-    }
+    while (n < this.queue.length && n < MAX_BATCH && !commitsAlone((this.queue[n] as Pending).job)) n++;
     return this.queue.splice(0, n);
   }
 
@@ -222,7 +219,7 @@ async function commit(tx: Tx, job: WriteJob): Promise<Written> {
   if (job.prepare !== undefined) await job.prepare(tx);
   const stored = job.publishIds === undefined ? [] : await lockWaiting(tx, job.room.id, job.publishIds);
   const count = (job.enterFeed ? job.inserts.length : 0) + stored.length;
-  let seq = count === 0 ? 0 : (await reserveSeqs(tx, job.room.id, count, new Date())) - count + 1;
+  let seq = count === 0 ? 0 : (await reserveSeqs(tx, job.room.id, count)) - count + 1;
   if (job.enterFeed) for (const row of job.inserts) row.seq = seq++;
   const assigned = stored.map((id) => ({ id, seq: seq++ }));
   await insertEvents(tx, job.inserts);

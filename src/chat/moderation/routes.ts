@@ -1,6 +1,6 @@
 import type { Core } from '../../core.js';
 import { assertActingAs, assertModerator } from '../../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
+import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { ok, route, type RouteDef } from '../../http/route.js';
 import type { ChatContext } from '../context.js';
 import { EventModeration } from './event-queue.js';
@@ -8,7 +8,6 @@ import { Bounce, Decision, Paging, Purge, Queue, Report, RoomEffect } from './sc
 import { UserEffects } from './user-effects.js';
 import { UserReports } from './user-reports.js';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
 const ROOM_EFFECTS = ['mute', 'shadowban'] as const;
 
 /** Chat moderation (api-surface.md, Chat moderation and user effects; api-v3.md, Report endpoints). */
@@ -35,7 +34,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
       handler: async (ctx) => {
         assertModerator(ctx);
         const { roomid, cursor, limit } = ctx.query;
-        const after = cursor === '' ? '' : decodeCursor(cursor, isString);
+        const after = stringCursor(cursor) ?? '';
         const { room, rows } = await events.queue(ctx.app, roomid === undefined || roomid === '' ? undefined : roomid, after, limit + 1);
         const { items, next } = pageOf(rows, limit, (e) => e.id);
         const extra = { room: room === null ? null : chat.rooms.view(room) };
@@ -113,7 +112,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
       handler: async (ctx) => {
         assertModerator(ctx);
         const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
-        const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+        const after = stringCursor(ctx.query.cursor) ?? '';
         const all = await effects.list(ctx.app, room);
         const { items, next } = pageOf(
           all.filter((e) => e.key > after),

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Core } from '../../core.js';
 import { chatEvents } from '../../db/schema/chat.js';
-import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import { encodeCursor, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
 import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import type { Chat } from '../chat.js';
@@ -13,7 +13,6 @@ import { aroundTs, displayable, feedBefore, historyBefore, searchEvents } from '
 import type { RoomView } from '../views.js';
 
 const param = (params: Record<string, string>, name: string) => params[name] as string;
-const isString = (x: unknown): x is string => typeof x === 'string';
 /** Whose shadow-banned events a reader may see: their own (userid in the query, or the user token's). */
 const viewerOf = (ctx: RequestContext, userid: string | undefined) => (userid !== undefined && userid !== '' ? userid : ctx.actor?.userid);
 
@@ -107,9 +106,8 @@ export function listRoutes(core: Core, chat: Chat): RouteDef[] {
         if (!Number.isFinite(ts)) throw badRequest(`The timestamp ${raw} is not valid.`, { ts: 'must be Unix milliseconds or ISO 8601' });
         const q = ctx.query;
         const around = await aroundTs(core.db, room.id, ts, q.limitolder, q.limitnewer, viewerOf(ctx, q.userid));
-        const [older, newer] = await Promise.all([views.views(ctx.app, around.older), views.views(ctx.app, around.newer)]);
-        const events = [...older, ...newer];
-        return ok({ kind: 'list.chateventsbytimestamp', room: view, ts, itemcount: events.length, olderitemcount: older.length, neweritemcount: newer.length, events });
+        const events = await views.views(ctx.app, [...around.older, ...around.newer]);
+        return ok({ kind: 'list.chateventsbytimestamp', room: view, ts, itemcount: events.length, olderitemcount: around.older.length, neweritemcount: around.newer.length, events });
       },
     }),
     route({
@@ -120,7 +118,7 @@ export function listRoutes(core: Core, chat: Chat): RouteDef[] {
         const b = ctx.body;
         if (b.roomid) await rooms.require(ctx.app, b.roomid);
         const forward = b.direction === 'forward';
-        const after = b.cursor === '' ? '' : decodeCursor(b.cursor, isString);
+        const after = stringCursor(b.cursor) ?? '';
         const found = await searchEvents(
           core.db,
           ctx.app.id,

@@ -1,7 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
 import { assertActingAs } from '../../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
+import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import { userView } from '../../users/views.js';
 import type { Chat } from '../chat.js';
@@ -12,7 +12,6 @@ import { listParticipants, listSubscriptions, type Subscription } from '../store
 import { roomView } from '../views.js';
 import type * as v from 'valibot';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
 const param = (params: Record<string, string>, name: string) => params[name] as string;
 
 export function subscriptionView(sub: Subscription, room: Room) {
@@ -90,7 +89,7 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
       query: Paging,
       handler: async (ctx) => {
         const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
-        const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+        const after = stringCursor(ctx.query.cursor) ?? '';
         const found = await listParticipants(core.db, room.id, after, ctx.query.limit + 1);
         const { items, next } = pageOf(found, ctx.query.limit, (p) => p.userId);
         const users = await core.users.getMany(ctx.app, items.map((p) => p.userId));
@@ -109,7 +108,7 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
         const userid = param(ctx.params, 'userid');
         assertActingAs(ctx, userid);
         await core.users.require(ctx.app, userid);
-        const after = ctx.query.cursor === '' ? '' : decodeCursor(ctx.query.cursor, isString);
+        const after = stringCursor(ctx.query.cursor) ?? '';
         const found = await listSubscriptions(core.db, ctx.app.id, userid, after, ctx.query.limit + 1);
         const { items, next } = pageOf(found, ctx.query.limit, (s) => s.room.id);
         const nextUrl = next === '' ? '' : `/api/v3/${ctx.app.id}/chat/user/${encodeURIComponent(userid)}/subscriptions?cursor=${next}&limit=${ctx.query.limit}`;

@@ -1,14 +1,13 @@
 import type { Chat } from '../chat.js';
 import type { Core } from '../../core.js';
 import { assertModerator } from '../../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
+import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
 import { ok, route, type RouteDef } from '../../http/route.js';
 import { findRooms, listRooms } from '../store/rooms.js';
 import { roomView } from '../views.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
 
-const isString = (x: unknown): x is string => typeof x === 'string';
 const param = (params: Record<string, string>, name: string) => params[name] as string;
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
@@ -27,7 +26,7 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
       query: ListRooms,
       handler: async (ctx) => {
         const q = ctx.query;
-        const after = q.cursor === '' ? '' : decodeCursor(q.cursor, isString);
+        const after = stringCursor(q.cursor) ?? '';
         const found = await listRooms(core.db, ctx.app.id, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, after, q.limit + 1);
         const { items, next } = pageOf(found, q.limit, (r) => r.id);
         return ok(listPayload('list.chatrooms', 'rooms', items.map((r) => roomView(r)), next));

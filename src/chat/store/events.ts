@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { rows, type Queryable } from '../../db/client.js';
 import { chatEvents } from '../../db/schema/chat.js';
+import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
 import type { ChatEvent } from '../context.js';
 import { DISPLAYABLE_TYPES } from '../views.js';
@@ -146,7 +147,6 @@ export interface SearchFilter {
 
 /** searchevents: displayable events of the app, keyset-paged by id in either direction. */
 export async function searchEvents(q: Queryable, appId: string, f: SearchFilter, cursorId: string, forward: boolean, limit: number): Promise<ChatEvent[]> {
-  const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return q
     .select()
     .from(chatEvents)
@@ -159,7 +159,7 @@ export async function searchEvents(q: Queryable, appId: string, f: SearchFilter,
         f.handlePool === undefined
           ? undefined
           : sql`${chatEvents.userId} in (select user_id from users where pool = ${f.handlePool.pool} and handle_lower = ${f.handlePool.handle.toLowerCase()})`,
-        f.body === undefined ? undefined : sql`${chatEvents.body} ilike ${like(f.body)}`,
+        f.body === undefined ? undefined : sql`${chatEvents.body} ilike ${containing(f.body)}`,
         f.types === undefined ? undefined : inArray(chatEvents.eventType, f.types),
         cursorId === '' ? undefined : forward ? gt(chatEvents.id, cursorId) : lt(chatEvents.id, cursorId),
       ),
@@ -173,13 +173,8 @@ export async function deleteRoomEvents(q: Queryable, roomId: string): Promise<nu
   return gone.length;
 }
 
-/** Removes a user's events in a room (or in every room of the app when roomId is undefined); returns the rooms touched. */
-export async function deleteUserEvents(q: Queryable, appId: string, userId: string, roomId: string | undefined): Promise<string[]> {
-  const gone = await q
-    .delete(chatEvents)
-    .where(and(eq(chatEvents.appId, appId), eq(chatEvents.userId, userId), roomId === undefined ? undefined : eq(chatEvents.roomId, roomId)))
-    .returning({ roomId: chatEvents.roomId });
-  return [...new Set(gone.map((g) => g.roomId))];
+export async function deleteUserEvents(q: Queryable, appId: string, userId: string, roomId: string): Promise<void> {
+  await q.delete(chatEvents).where(and(eq(chatEvents.appId, appId), eq(chatEvents.userId, userId), eq(chatEvents.roomId, roomId)));
 }
 
 export async function hasReplies(q: Queryable, id: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { textArray } from '../../db/arrays.js';
 import { rows, type Queryable } from '../../db/client.js';
 import { chatParticipants, chatRoomPermissions, chatRooms, chatSubscriptions } from '../../db/schema/chat.js';
 import { newId } from '../../ids.js';
@@ -64,7 +65,7 @@ export async function touchParticipants(q: Queryable, seen: { roomId: string; us
   if (seen.length === 0) return;
   await q.execute(sql`
     update chat_participants p set last_seen = ${now}
-    from unnest(${sql.param(seen.map((s) => s.roomId))}::text[], ${sql.param(seen.map((s) => s.userId))}::text[]) as a(room_id, user_id)
+    from unnest(${textArray(seen.map((s) => s.roomId))}::text[], ${textArray(seen.map((s) => s.userId))}::text[]) as a(room_id, user_id)
     where p.room_id = a.room_id and p.user_id = a.user_id`);
 }
 

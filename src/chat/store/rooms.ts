@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
+import { containing } from '../../db/like.js';
 import { chatRooms } from '../../db/schema/chat.js';
 import type { Room } from '../context.js';
 
@@ -35,7 +36,6 @@ export interface RoomFilter {
 
 /** Public rooms in id order, after `after`. Filters are case-insensitive substrings. */
 export async function listRooms(q: Queryable, appId: string, filter: RoomFilter, after: string, limit: number): Promise<Room[]> {
-  const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return q
     .select()
     .from(chatRooms)
@@ -44,9 +44,9 @@ export async function listRooms(q: Queryable, appId: string, filter: RoomFilter,
         eq(chatRooms.appId, appId),
         eq(chatRooms.private, false),
         gt(chatRooms.id, after),
-        filter.name === '' ? undefined : ilike(chatRooms.name, like(filter.name)),
-        filter.id === '' ? undefined : ilike(chatRooms.id, like(filter.id)),
-        filter.customId === '' ? undefined : ilike(chatRooms.customId, like(filter.customId)),
+        filter.name === '' ? undefined : ilike(chatRooms.name, containing(filter.name)),
+        filter.id === '' ? undefined : ilike(chatRooms.id, containing(filter.id)),
+        filter.customId === '' ? undefined : ilike(chatRooms.customId, containing(filter.customId)),
       ),
     )
     .orderBy(asc(chatRooms.id))
@@ -76,10 +76,10 @@ export async function addInRoom(q: Queryable, roomId: string, delta: number): Pr
 }
 
 /** Reserves `count` feed positions; the row lock orders concurrent writers until commit. Returns the last one. */
-export async function reserveSeqs(q: Queryable, roomId: string, count: number, messageAt: Date | null): Promise<number> {
+export async function reserveSeqs(q: Queryable, roomId: string, count: number): Promise<number> {
   const [row] = await q
     .update(chatRooms)
-    .set({ lastSeq: sql`${chatRooms.lastSeq} + ${count}`, ...(messageAt === null ? {} : { lastMessageAt: messageAt }) })
+    .set({ lastSeq: sql`${chatRooms.lastSeq} + ${count}`, lastMessageAt: new Date() })
     .where(eq(chatRooms.id, roomId))
     .returning({ lastSeq: chatRooms.lastSeq });
   if (row === undefined) throw new Error(`room ${roomId} vanished while publishing`);

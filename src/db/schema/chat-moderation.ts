@@ -1,7 +1,6 @@
-import { index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ts } from './columns.js';
 import { chatEvents, chatRooms } from './chat.js';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /** Reports of chat messages: one per reporter per event; they go with the event. */
 export const chatEventReports = pgTable(

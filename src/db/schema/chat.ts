@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { customColumns } from './custom-columns.js';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customColumns, ts } from './columns.js';
 
 /** A reaction on a chat event: its type (`like`, `emoji:...`) and who reacted, oldest first. */
 export interface StoredReaction {

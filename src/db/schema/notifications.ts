@@ -1,6 +1,5 @@
-import { boolean, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { ts } from './columns.js';
 
 export const notifications = pgTable(
   'notifications',

@@ -1,6 +1,9 @@
-import { jsonb, text } from 'drizzle-orm/pg-core';
+import { jsonb, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** The customer's own fields that rooms, events, conversations, comments, polls and choices carry. */
+/** A timestamptz read as a Date. */
+export const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** The customer's own fields that events, conversations, comments and poll choices carry. */
 export const customColumns = () => ({
   customType: text('custom_type').notNull().default(''),
   customId: text('custom_id'),
