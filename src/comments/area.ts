@@ -7,7 +7,6 @@ import { Conversations } from './conversations.js';
 import type { CommentsDeps } from './deps.js';
 import { decide, queue } from './moderation.js';
 import { PageCache } from './page-cache.js';
-import { pathParam } from './params.js';
 import { Reader } from './reading.js';
 import { commentRoutes } from './routes-comments.js';
 import { conversationRoutes } from './routes-conversations.js';
@@ -42,7 +41,7 @@ export function commentsArea(core: Core): Area {
         body: Decision,
         handler: async (ctx) => {
           assertModerator(ctx);
-          const view = await decide(deps, ctx.app, pathParam(ctx, 'commentid'), ctx.body.approve);
+          const view = await decide(deps, ctx.app, ctx.params['commentid'] as string, ctx.body.approve);
           return ok(view, ctx.body.approve ? 'Comment approved.' : 'Comment rejected.');
         },
       }),

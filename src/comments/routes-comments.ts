@@ -3,14 +3,13 @@ import { ok, route, type Reply, type RequestContext, type RouteDef } from '../ht
 import { deletePermanently, editComment, setDeleted, type DeleteResult } from './changes.js';
 import type { CommentsDeps } from './deps.js';
 import { react, report, vote } from './feedback.js';
-import { pathParam } from './params.js';
 import { createComment } from './publishing.js';
 import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from './schemas.js';
 import type { CommentView } from './views.js';
 
 const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';
-const conversationId = (ctx: RequestContext) => pathParam(ctx, 'conversationid');
-const commentId = (ctx: RequestContext) => pathParam(ctx, 'commentid');
+const conversationId = (ctx: RequestContext) => ctx.params['conversationid'] as string;
+const commentId = (ctx: RequestContext) => ctx.params['commentid'] as string;
 
 /** 204 without a body when the profanity filter (block mode) refused the text. */
 const viewOrBlocked = (result: CommentView | 'blocked'): Reply => (result === 'blocked' ? { data: null, message: 'Blocked by the profanity filter.', status: 204 } : ok(result));

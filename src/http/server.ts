@@ -10,7 +10,7 @@ import { foldKeys, parseQuery } from './normalize.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { statusLine } from './status.js';
-import { validate } from './validation.js';
+import { validate, validatePathParams } from './validation.js';
 
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
@@ -133,6 +133,7 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     app = found;
     if (incoming.authorization !== '') actor = await verifyUserToken(found, incoming.authorization);
   }
+  validatePathParams(params);
   const body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
   const query = route.query === undefined ? undefined : validate(route.query, parseQuery(incoming.query), 'query');
   let log: RequestContext['log'] | undefined;

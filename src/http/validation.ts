@@ -13,6 +13,20 @@ export function validate<S extends AnySchema>(schema: S, input: unknown, what: s
     if (errors[field] !== undefined) continue;
     errors[field] = issue.input === undefined && issue.kind === 'schema' ? 'is required' : issue.message;
   }
+  throw invalid(what, errors);
+}
+
+/**
+ * Postgres text cannot hold NUL, so a path parameter with one (%00) would fail its query as a
+ * server error: every route refuses it here instead, naming the parameter.
+ */
+export function validatePathParams(params: Record<string, string>): void {
+  let errors: Record<string, string> | undefined;
+  for (const [name, value] of Object.entries(params)) if (value.includes('\u0000')) (errors ??= {})[name] = 'must not contain NUL characters';
+  if (errors !== undefined) throw invalid('path', errors);
+}
+
+function invalid(what: string, errors: Record<string, string>) {
   const fields = Object.keys(errors);
-  throw badRequest(`Invalid ${what}: ${fields.map((f) => `${f} ${errors[f]}`).join('; ')}`, errors);
+  return badRequest(`Invalid ${what}: ${fields.map((f) => `${f} ${errors[f]}`).join('; ')}`, errors);
 }

@@ -37,9 +37,16 @@ describe('bad input gets a 4xx naming the field, never a 500', () => {
   });
 
   it('in paths, queries and cursors', async () => {
-    expect((await api.get(`comment/conversations/bad%00id/comments`)).status).toBe(404);
-    expect((await api.get(`comment/conversations/${conv}/comments/x%00y`)).status).toBe(404);
-    expect((await api.post(`comment/moderation/queues/comments/x%00y/applydecision`, { approve: true })).status).toBe(404);
+    const nulInPath: [string, string, unknown, string][] = [
+      ['GET', 'comment/conversations/bad%00id/comments', undefined, 'conversationid'],
+      ['GET', `comment/conversations/${conv}/comments/x%00y`, undefined, 'commentid'],
+      ['POST', 'comment/moderation/queues/comments/x%00y/applydecision', { approve: true }, 'commentid'],
+    ];
+    for (const [method, path, body, param] of nulInPath) {
+      const res = await api.send(method, path, body);
+      expect(res.status, path).toBe(400);
+      expect(res.body.errors, path).toEqual({ [param]: 'must not contain NUL characters' });
+    }
     expect((await api.get(`comment/conversations/details/batch?ids=a%00b`)).status).toBe(400);
     expect((await api.get(`comment/conversations/${conv}/repliesbyparentidbatch?parentids=%00`)).status).toBe(400);
     const base = `comment/conversations/${conv}/comments`;
