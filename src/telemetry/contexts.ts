@@ -27,10 +27,20 @@ export class ContextStore {
 
   constructor(private readonly windowSeconds: number) {}
 
-  /** False when the operation would add a signal beyond MAX_SIGNALS_PER_CONTEXT. */
-  accepts(appId: string, contextid: string, kind: SignalKind, key: string): boolean {
-    const context = this.apps.get(appId)?.get(contextid);
-    return context === undefined || context.signals.size < MAX_SIGNALS_PER_CONTEXT || context.signals.has(signalId(kind, key));
+  /**
+   * Which of these operations fit the context, in order: one that would add a signal beyond
+   * MAX_SIGNALS_PER_CONTEXT does not; one on a signal held, or added earlier in the list, does.
+   */
+  fitting(appId: string, contextid: string, ops: readonly { kind: SignalKind; key: string }[]): boolean[] {
+    const held = this.apps.get(appId)?.get(contextid)?.signals;
+    const added = new Set<string>();
+    return ops.map(({ kind, key }) => {
+      const id = signalId(kind, key);
+      if (held?.has(id) === true || added.has(id)) return true;
+      if ((held?.size ?? 0) + added.size >= MAX_SIGNALS_PER_CONTEXT) return false;
+      added.add(id);
+      return true;
+    });
   }
 
   apply(appId: string, contextid: string, op: Operation, now: number): void {

@@ -38,7 +38,7 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
         const { contextid } = pathIds(ctx);
         assertActingAs(ctx, ctx.body.userid);
         const errors: BatchError[] = [];
-        const accepted: SignalOp[] = [];
+        const valid: { index: number; signal: SignalOp }[] = [];
         ctx.body.ops.forEach((raw, index) => {
           const parsed = v.safeParse(BatchOp, raw, { abortPipeEarly: true });
           if (!parsed.success) {
@@ -50,12 +50,16 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
           const op = parsed.output;
           const signal: SignalOp =
             op.op === 'heartbeat' ? { kind: 'presence', key: op.key, amount: 1 } : op.op === 'increment' ? { kind: 'metric', key: op.key, amount: op.by } : { kind: 'gauge', key: op.key, amount: op.value };
-          if (!telemetry.accepts(ctx.app.id, contextid, signal.kind, signal.key)) {
-            errors.push({ index, field: 'key', message: 'would add a signal beyond the context limit' });
-            return;
-          }
-          accepted.push(signal);
+          valid.push({ index, signal });
         });
+        // Each operation is judged against the context as the ones before it in the batch leave it.
+        const fits = telemetry.fitting(ctx.app.id, contextid, valid.map((op) => op.signal));
+        const accepted: SignalOp[] = [];
+        valid.forEach(({ index, signal }, k) => {
+          if (fits[k] === true) accepted.push(signal);
+          else errors.push({ index, field: 'key', message: 'would add a signal beyond the context limit' });
+        });
+        errors.sort((x, y) => x.index - y.index);
         telemetry.record(ctx.app.id, contextid, ctx.body.userid, accepted);
         return ok({ kind: 'telemetry.batchresult', contextid, accepted: accepted.length, rejected: errors.length, errors });
       },

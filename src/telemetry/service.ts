@@ -42,12 +42,10 @@ export class TelemetryService {
     for (const timer of this.timers) timer.unref();
   }
 
-  /** Applies the operations of one user (all or none) and shares them with the cluster. */
+  /** Applies the operations of one user (all or none: 400 when one would add a signal beyond the limit) and shares them with the cluster. */
   record(appId: string, contextid: string, userid: string, ops: SignalOp[]): void {
-    for (const op of ops) {
-      if (!this.store.accepts(appId, contextid, op.kind, op.key)) {
-        throw badRequest(`The context already has ${MAX_SIGNALS_PER_CONTEXT} signals.`, { key: `would add a signal beyond ${MAX_SIGNALS_PER_CONTEXT}` });
-      }
+    if (!this.fitting(appId, contextid, ops).every(Boolean)) {
+      throw badRequest(`The context already has ${MAX_SIGNALS_PER_CONTEXT} signals.`, { key: `would add a signal beyond ${MAX_SIGNALS_PER_CONTEXT}` });
     }
     const now = Date.now();
     for (const { kind, key, amount } of ops) {
@@ -57,15 +55,15 @@ export class TelemetryService {
     }
   }
 
-  /** Whether one more operation of this kind and key fits the context. */
-  accepts(appId: string, contextid: string, kind: SignalKind, key: string): boolean {
-    return this.store.accepts(appId, contextid, kind, key);
-  }
-
   snapshot(appId: string, contextid: string): Snapshot {
     const now = Date.now();
     const { version, signals } = this.store.view(appId, contextid, now);
     return { kind: 'telemetry.snapshot', contextid, asof: new Date(now).toISOString(), cursor: String(version), signals };
+  }
+
+  /** Which operations fit the context, in order (see ContextStore.fitting). */
+  fitting(appId: string, contextid: string, ops: readonly SignalOp[]): boolean[] {
+    return this.store.fitting(appId, contextid, ops);
   }
 
   /** One signal of the context, as of now. */

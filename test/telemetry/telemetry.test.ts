@@ -107,4 +107,41 @@ describe('telemetry', () => {
     expect(over.body.errors).toHaveProperty('key');
     expect((await a.api.post(`${ctx(contextid)}/metrics/k99/increment`, { userid: 'u' })).status).toBe(200);
   });
+
+  it('judges each new key of a batch against the context as the batch leaves it, never going past 100 signals', async () => {
+    const contextid = uid('ctx');
+    const snapshot = async () => (await a.api.get(ctx(contextid))).body.data as { signals: { key: string; kind: string; windowvalue: number }[] };
+    const windowValue = async (key: string) => (await snapshot()).signals.find((s) => s.key === key)?.windowvalue;
+    const first = Array.from({ length: 98 }, (_, i) => ({ op: 'increment', key: `k${i}` }));
+    expect((await a.api.post(`${ctx(contextid)}/batch`, { userid: 'u', ops: first })).body.data.accepted).toBe(98);
+
+    // 98 held: n1 and n2 fit (n1 twice counts once), n3 would be the 101st; ops on held keys still apply.
+    const batch = await a.api.post(`${ctx(contextid)}/batch`, {
+      userid: 'u',
+      ops: [
+        { op: 'increment', key: 'n1' },
+        { op: 'jump', key: 'x' },
+        { op: 'increment', key: 'n1' },
+        { op: 'heartbeat', key: 'n2' },
+        { op: 'sample', key: 'n3', value: 0.5 },
+        { op: 'increment', key: 'k0', by: 5 },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.data).toMatchObject({ accepted: 4, rejected: 2 });
+    expect(batch.body.data.errors).toEqual([
+      { index: 1, field: 'op', message: expect.any(String) },
+      { index: 4, field: 'key', message: expect.stringContaining('limit') },
+    ]);
+    const signals = (await snapshot()).signals;
+    expect(signals).toHaveLength(100);
+    expect(signals.some((s) => s.key === 'n3')).toBe(false);
+    expect(await windowValue('n1')).toBe(2);
+    expect(await windowValue('k0')).toBe(6);
+
+    // Full: a batch of new keys applies none of them.
+    const full = await a.api.post(`${ctx(contextid)}/batch`, { userid: 'u', ops: [{ op: 'increment', key: 'n4' }, { op: 'increment', key: 'n5' }] });
+    expect(full.body.data).toMatchObject({ accepted: 0, rejected: 2 });
+    expect((await snapshot()).signals).toHaveLength(100);
+  });
 });
