@@ -1,17 +1,60 @@
+/** How many keys' last change are remembered; past that the memory starts over and older stamps count as overtaken for every key. */
+export const CHANGES_REMEMBERED = 10_000;
+
 /**
  * Concurrent loads of the same key share one: the callers that arrive while a load is running
  * get its promise. Used in front of database reads that fill a cache, so a burst of requests for
  * one uncached thing (a busy room after a restart) makes one read, not hundreds.
+ *
+ * A load may return a row read before a change whose notice arrives while it runs; caching that
+ * row would keep it for good. So the cache calls `invalidate(key)` on each change notice, and a
+ * load (or any fill, see `stamp`) that started before it does not fill the cache. The callers
+ * already waiting still get its value (their requests overlap the change, like a cache hit just
+ * before the notice); callers that come after the notice start a new load.
  */
 export class SingleFlight<V> {
   private readonly running = new Map<string, Promise<V>>();
+  /** Counts invalidations; a stamp is its value when a load started. */
+  private epoch = 0;
+  private readonly changedAt = new Map<string, number>();
+  /** Loads stamped before this count as overtaken for every key (the changes before it were forgotten). */
+  private floor = 0;
 
-  run(key: string, load: () => Promise<V>): Promise<V> {
-    let pending = this.running.get(key);
-    if (pending === undefined) {
-      pending = load().finally(() => this.running.delete(key));
-      this.running.set(key, pending);
-    }
+  /** `keep` stores the value in the cache; skipped when the key was invalidated after the load started. */
+  run(key: string, load: () => Promise<V>, keep?: (value: V) => void): Promise<V> {
+    const running = this.running.get(key);
+    if (running !== undefined) return running;
+    const since = this.stamp();
+    const pending: Promise<V> = load()
+      .then((value) => {
+        if (this.unchangedSince(key, since)) keep?.(value);
+        return value;
+      })
+      .finally(() => {
+        // After an invalidation the key may already run a newer load, which must stay.
+        if (this.running.get(key) === pending) this.running.delete(key);
+      });
+    this.running.set(key, pending);
     return pending;
+  }
+
+  /** A change of `key` was announced: loads of it running now must not fill the cache. */
+  invalidate(key: string): void {
+    this.running.delete(key);
+    if (this.changedAt.size >= CHANGES_REMEMBERED) {
+      this.changedAt.clear();
+      this.floor = this.epoch;
+    }
+    this.changedAt.set(key, ++this.epoch);
+  }
+
+  /** For fills that do not go through `run` (one query for many keys, a row returned by a write): take before reading. */
+  stamp(): number {
+    return this.epoch;
+  }
+
+  /** True when no change of `key` was announced since `stamp` was taken: a row read after it may be cached. */
+  unchangedSince(key: string, stamp: number): boolean {
+    return stamp >= this.floor && (this.changedAt.get(key) ?? 0) <= stamp;
   }
 }

@@ -16,33 +16,39 @@ interface Cached {
   json: string;
 }
 
+function entryOf(room: Room): Cached {
+  const view = roomView(room);
+  return { room, view, json: JSON.stringify(view) };
+}
+
+const loadKey = (appId: string, roomId: string) => `${appId}/${roomId}`;
+
 /**
  * Rooms as the hot paths read them: from memory, dropped on every node when changed. The cached
  * row's counters (lastSeq, inRoom, lastMessageAt) may lag; reads that show them go to the database.
  */
 export class RoomDirectory {
   private readonly cache = new Map<string, Cached>();
-  private readonly loading = new SingleFlight<Cached>();
+  private readonly loading = new SingleFlight<Cached | undefined>();
 
   constructor(private readonly core: Core) {
-    core.bus.onMessage((_appId, message) => {
-      if (message.topic === ROOM_CHANGED) this.cache.delete(message.payload as string);
+    core.bus.onMessage((appId, message) => {
+      if (message.topic !== ROOM_CHANGED) return;
+      const roomId = message.payload as string;
+      this.cache.delete(roomId);
+      this.loading.invalidate(loadKey(appId, roomId));
     });
   }
 
   /** The room from memory when known (hot paths). */
   async cached(app: Application, roomId: string): Promise<Cached> {
-    const hit = this.cache.get(roomId);
-    if (hit !== undefined && hit.room.appId === app.id) return hit;
-    return this.loading.run(`${app.id}/${roomId}`, async () => this.remember(await this.fresh(app, roomId)));
+    const entry = await this.load(app, roomId);
+    if (entry === undefined) throw notFound(`Room ${roomId} not found.`);
+    return entry;
   }
 
   async get(app: Application, roomId: string): Promise<Room | undefined> {
-    const hit = this.cache.get(roomId);
-    if (hit !== undefined && hit.room.appId === app.id) return hit.room;
-    const room = await findRoom(this.core.db, app.id, roomId);
-    if (room !== undefined) this.remember(room);
-    return room;
+    return (await this.load(app, roomId))?.room;
   }
 
   async require(app: Application, roomId: string): Promise<Room> {
@@ -66,11 +72,23 @@ export class RoomDirectory {
     this.core.bus.publish(app.id, { topic: ROOM_CHANGED, payload: roomId });
   }
 
-  private remember(room: Room): Cached {
+  private async load(app: Application, roomId: string): Promise<Cached | undefined> {
+    const hit = this.cache.get(roomId);
+    if (hit !== undefined && hit.room.appId === app.id) return hit;
+    return this.loading.run(
+      loadKey(app.id, roomId),
+      async () => {
+        const room = await findRoom(this.core.db, app.id, roomId);
+        return room === undefined ? undefined : entryOf(room);
+      },
+      (entry) => {
+        if (entry !== undefined) this.remember(entry);
+      },
+    );
+  }
+
+  private remember(entry: Cached): void {
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    const view = roomView(room);
-    const entry = { room, view, json: JSON.stringify(view) };
-    this.cache.set(room.id, entry);
-    return entry;
+    this.cache.set(entry.room.id, entry);
   }
 }

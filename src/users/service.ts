@@ -39,7 +39,10 @@ export class UserService {
     private readonly bus: Bus,
   ) {
     bus.onMessage((_appId, message) => {
-      if (message.topic === 'user-changed') this.cache.delete(message.payload as string);
+      if (message.topic !== 'user-changed') return;
+      const key = message.payload as string;
+      this.cache.delete(key);
+      this.reading.invalidate(key);
     });
   }
 
@@ -47,11 +50,13 @@ export class UserService {
     const key = cacheKey(app, userId);
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    return this.reading.run(key, async () => {
-      const user = await store.findUser(this.db, app.userPool, userId);
-      if (user !== undefined) this.remember(key, user);
-      return user;
-    });
+    return this.reading.run(
+      key,
+      () => store.findUser(this.db, app.userPool, userId),
+      (user) => {
+        if (user !== undefined) this.remember(key, user);
+      },
+    );
   }
 
   async require(app: Application, userId: string): Promise<User> {
@@ -69,8 +74,10 @@ export class UserService {
       if (cached !== undefined) found.set(id, cached);
       else missing.push(id);
     }
+    const since = this.reading.stamp();
     for (const user of await store.findUsers(this.db, app.userPool, missing)) {
-      this.remember(cacheKey(app, user.userId), user);
+      const key = cacheKey(app, user.userId);
+      if (this.reading.unchangedSince(key, since)) this.remember(key, user);
       found.set(user.userId, user);
     }
     return found;
@@ -98,9 +105,8 @@ export class UserService {
   }
 
   async patch(app: Application, userId: string, patch: store.UserPatch): Promise<User> {
-    const user = await store.updateUser(this.db, app.userPool, userId, patch);
+    const user = await this.write(app, () => store.updateUser(this.db, app.userPool, userId, patch));
     if (user === undefined) throw notFound(`User ${userId} not found.`);
-    this.changed(app, user);
     return user;
   }
 
@@ -136,19 +142,20 @@ export class UserService {
       input.handle !== undefined && input.handle !== ''
         ? await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken, contended)
         : await this.freeHandle(app, handleFrom(displayname || input.userid), input.userid, 'variant', contended);
-    const user = await store.insertUser(this.db, {
-      pool: app.userPool,
-      userId: input.userid,
-      handle,
-      handleLower: handle.toLowerCase(),
-      displayName: displayname || handle,
-      pictureUrl: input.pictureurl ?? '',
-      profileUrl: input.profileurl ?? '',
-      role: input.role ?? 'user',
-      customTags: input.customtags ?? [],
-    });
+    const user = await this.write(app, () =>
+      store.insertUser(this.db, {
+        pool: app.userPool,
+        userId: input.userid,
+        handle,
+        handleLower: handle.toLowerCase(),
+        displayName: displayname || handle,
+        pictureUrl: input.pictureurl ?? '',
+        profileUrl: input.profileurl ?? '',
+        role: input.role ?? 'user',
+        customTags: input.customtags ?? [],
+      }),
+    );
     if (user === undefined) throw new RaceLost();
-    this.changed(app, user);
     return user;
   }
 
@@ -168,9 +175,8 @@ export class UserService {
     if (input.role !== undefined && input.role !== existing.role) patch.role = input.role;
     if (input.customtags !== undefined && JSON.stringify(input.customtags) !== JSON.stringify(existing.customTags)) patch.customTags = input.customtags;
     if (Object.keys(patch).length === 0) return existing;
-    const user = await store.updateUser(this.db, app.userPool, input.userid, patch);
+    const user = await this.write(app, () => store.updateUser(this.db, app.userPool, input.userid, patch));
     if (user === undefined) throw new RaceLost();
-    this.changed(app, user);
     return user;
   }
 
@@ -190,10 +196,20 @@ export class UserService {
     throw badRequest(`The handle ${requested} and all its numbered variants are in use.`, { handle: 'no free variant' });
   }
 
-  private changed(app: Application, user: User): void {
+  /**
+   * Runs a write that returns the user's row and announces the change. The row is kept in the
+   * cache unless a change announced during the write may be newer than it.
+   */
+  private async write(app: Application, write: () => Promise<User | undefined>): Promise<User | undefined> {
+    const since = this.reading.stamp();
+    const user = await write();
+    if (user === undefined) return undefined;
     const key = cacheKey(app, user.userId);
+    // Asked before publishing: our own notice invalidates the key too.
+    const current = this.reading.unchangedSince(key, since);
     this.bus.publish(app.id, { topic: 'user-changed', payload: key });
-    this.remember(key, user);
+    if (current) this.remember(key, user);
+    return user;
   }
 
   private remember(key: string, user: User): void {

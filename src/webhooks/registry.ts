@@ -1,6 +1,7 @@
 import type { Db } from '../db/client.js';
 import type { PublishedEvent } from '../events/publish-hooks.js';
 import type { Bus } from '../realtime/bus.js';
+import { SingleFlight } from '../single-flight.js';
 import * as store from './store.js';
 import type { Webhook } from './types.js';
 
@@ -12,7 +13,7 @@ const CHANGED = 'webhooks-changed';
  */
 export class HookRegistry {
   private readonly byApp = new Map<string, Webhook[]>();
-  private readonly loading = new Map<string, Promise<Webhook[]>>();
+  private readonly loading = new SingleFlight<Webhook[]>();
 
   constructor(
     private readonly db: Db,
@@ -21,7 +22,7 @@ export class HookRegistry {
     bus.onMessage((appId, message) => {
       if (message.topic !== CHANGED) return;
       this.byApp.delete(appId);
-      this.loading.delete(appId);
+      this.loading.invalidate(appId);
     });
   }
 
@@ -33,19 +34,7 @@ export class HookRegistry {
   async forApp(appId: string): Promise<Webhook[]> {
     const cached = this.byApp.get(appId);
     if (cached !== undefined) return cached;
-    let pending = this.loading.get(appId);
-    if (pending === undefined) {
-      pending = store.hooksOf(this.db, appId).then((hooks) => {
-        // Keep the result only if no change was announced while it loaded.
-        if (this.loading.get(appId) === pending) {
-          this.byApp.set(appId, hooks);
-          this.loading.delete(appId);
-        }
-        return hooks;
-      });
-      this.loading.set(appId, pending);
-    }
-    return pending;
+    return this.loading.run(appId, () => store.hooksOf(this.db, appId), (hooks) => this.byApp.set(appId, hooks));
   }
 
   changed(appId: string): void {
