@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import { badRequest, forbidden } from '../http/errors.js';
+import { jsonOnce } from '../json-once.js';
 import type { Actor } from '../http/route.js';
 import type { EventView, Room } from './context.js';
 import type { MessageInput, Messages } from './messages.js';
@@ -24,7 +25,7 @@ export interface CommandResult {
 
 /** The `chat.executecommand` reply, around the room's cached JSON (the room view is the bulk of it). */
 export function commandJson(r: CommandResult, roomJson: string): string {
-  return `{"kind":"chat.executecommand","op":${JSON.stringify(r.op)},"speech":${JSON.stringify(r.speech)},"action":${JSON.stringify(r.action)},"event":${JSON.stringify(r.event)},"room":${roomJson}}`;
+  return `{"kind":"chat.executecommand","op":${JSON.stringify(r.op)},"speech":${jsonOnce(r.speech)},"action":${jsonOnce(r.action)},"event":${jsonOnce(r.event)},"room":${roomJson}}`;
 }
 
 const ADMIN = /^\*(purge|ban|restore)\s+(\S+)\s*$/i;

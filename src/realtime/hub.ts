@@ -1,4 +1,5 @@
 import type { TemplatedApp } from 'uWebSockets.js';
+import { jsonOnce } from '../json-once.js';
 import type { Logger } from '../logger.js';
 import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
@@ -16,7 +17,9 @@ export type Interceptor = (delivery: Delivery) => void;
 export const localTopic = (appId: string, topic: string) => `${appId}/${topic}`;
 
 export function eventFrame(topic: string, message: LiveMessage): string {
-  return JSON.stringify({ type: 'event', topic, event: message.type, data: message.data, seq: message.seq, cursor: message.cursor });
+  const seq = message.seq === undefined ? '' : `,"seq":${message.seq}`;
+  const cursor = message.cursor === undefined ? '' : `,"cursor":${JSON.stringify(message.cursor)}`;
+  return `{"type":"event","topic":${JSON.stringify(topic)},"event":${JSON.stringify(message.type)},"data":${jsonOnce(message.data)}${seq}${cursor}}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.js';
 import type { PublishedEvent } from '../events/publish-hooks.js';
+import { jsonOnce } from '../json-once.js';
 import type { Bus } from '../realtime/bus.js';
 import { SingleFlight } from '../single-flight.js';
 import * as store from './store.js';
@@ -56,7 +57,7 @@ export function matching(hooks: Webhook[], event: PublishedEvent, type: 'prepubl
 
 /** The JSON body a receiver gets (docs/webhooks.md). */
 export function deliveryBody(messageId: string, event: PublishedEvent): string {
-  return JSON.stringify({
+  const head = JSON.stringify({
     kind: 'webhook.event',
     id: messageId,
     type: event.eventType,
@@ -64,6 +65,6 @@ export function deliveryBody(messageId: string, event: PublishedEvent): string {
     entity: event.entity,
     containerid: event.containerId,
     timestamp: new Date().toISOString(),
-    data: event.payload,
   });
+  return `${head.slice(0, -1)},"data":${jsonOnce(event.payload)}}`;
 }

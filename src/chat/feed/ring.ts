@@ -1,16 +1,14 @@
+import { jsonOnce } from '../../json-once.js';
 import type { EventView } from '../views.js';
 
 export interface RingEntry {
   seq: number;
   view: EventView;
   cursor: string;
-  /** The view as JSON, made once on first use and reused by every poller. */
-  json?: string;
 }
 
-export function entryJson(entry: RingEntry): string {
-  return (entry.json ??= JSON.stringify(entry.view));
-}
+/** The view as JSON, made once and reused by every poller. */
+export const entryJson = (entry: RingEntry): string => jsonOnce(entry.view);
 
 /** How long a hole in the sequence may stay open before the ring gives up and reloads. */
 const GAP_PATIENCE_MS = 1000;
