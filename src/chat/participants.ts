@@ -12,6 +12,8 @@ const SWEEP_BATCH = 1000;
 /** Membership is remembered for this many rooms; beyond, the memory starts over (reads fall back to the database). */
 const ROOMS_REMEMBERED = 20_000;
 
+const memberKey = (roomId: string, userId: string) => `${roomId}/${userId}`;
+
 export interface Expired {
   app: Application;
   room: Room;
@@ -20,7 +22,8 @@ export interface Expired {
 
 /**
  * Who is in which room. Sessions live in chat_participants; commands check membership against
- * a per-room memory set (positive entries only, dropped on every node when a user leaves).
+ * a per-room memory set (positive entries only, dropped on every node when a user leaves; a check
+ * or a join that such a departure overtook does not fill it).
  * Activity from commands is remembered and written in bulk by the sweep, which also expires
  * idle sessions of rooms with enableautoexpiresessions.
  */
@@ -37,19 +40,26 @@ export class Participation {
       if (message.topic !== LEFT) return;
       const [roomId, userId] = message.payload as [string, string];
       this.joined.get(roomId)?.delete(userId);
+      this.checking.invalidate(memberKey(roomId, userId));
     });
   }
 
   /** Starts or refreshes the session and the subscription; `entered` when the user was not in the room. */
   async join(app: Application, room: Room, userId: string): Promise<{ entered: boolean; subscription: store.Subscription }> {
     const now = new Date();
+    const since = this.checking.stamp();
     const result = await this.core.db.transaction(async (tx) => {
       const entered = await store.upsertParticipant(tx, app.id, room.id, userId, now);
       const subscription = await store.upsertSubscription(tx, app.id, room.id, userId, now);
       if (entered) await addInRoom(tx, room.id, 1);
       return { entered, subscription };
     });
-    this.remember(room.id, userId);
+    const key = memberKey(room.id, userId);
+    // A departure announced during the write may be newer than it: then the next check reads the database.
+    const current = this.checking.unchangedSince(key, since);
+    // The arrival: checks already loading may predate it, so later callers must not share them.
+    this.checking.invalidate(key);
+    if (current) this.remember(room.id, userId);
     if (result.entered) this.rooms.changed(app, room.id);
     return result;
   }
@@ -77,11 +87,13 @@ export class Participation {
 
   async isJoined(_app: Application, roomId: string, userId: string): Promise<boolean> {
     if (this.joined.get(roomId)?.has(userId) === true) return true;
-    return this.checking.run(`${roomId}/${userId}`, async () => {
-      const found = await store.findParticipant(this.core.db, roomId, userId);
-      if (found !== undefined) this.remember(roomId, userId);
-      return found !== undefined;
-    });
+    return this.checking.run(
+      memberKey(roomId, userId),
+      async () => (await store.findParticipant(this.core.db, roomId, userId)) !== undefined,
+      (found) => {
+        if (found) this.remember(roomId, userId);
+      },
+    );
   }
 
   /** A command counts as activity: the session is refreshed at the next sweep. */

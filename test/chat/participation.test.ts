@@ -67,7 +67,7 @@ describe('joining and leaving rooms', () => {
     expect(res.body.message).toMatch(/must join/);
   });
 
-  it('exit emits exit, lowers inroom, ends the subscription and stops commands', async () => {
+  it('exit emits exit, lowers inroom, ends the subscription and stops commands until the user joins again', async () => {
     const room = await makeRoom(t.api);
     const a = await join(t.api, room.id);
     const b = await join(t.api, room.id);
@@ -78,6 +78,9 @@ describe('joining and leaving rooms', () => {
     expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(1);
     expect((await t.api.get(`chat/user/${b.user.userid}/subscriptions`)).body.data.subscriptions).toEqual([]);
     expect((await t.api.post(`chat/rooms/${room.id}/command`, { userid: b.user.userid, command: 'x' })).status).toBe(403);
+    await join(t.api, room.id, b.user.userid);
+    await say(t.api, room.id, b.user.userid, 'back');
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(2);
   });
 
   it('emits no enter or exit events when enableenterandexit is off', async () => {
