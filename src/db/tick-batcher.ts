@@ -1,11 +1,13 @@
 import type { Logger } from '../logger.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Work that need not answer a request (notifications, webhook outbox rows): items added within
  * one event-loop turn are written together by one `flush` call; items added meanwhile go in the
- * next one. A failed flush is logged and its items dropped.
+ * next one, which starts `spacingMs` after the last one started (so under a steady stream a
+ * statement's fixed cost is shared by more items). A failed flush is logged and its items dropped.
  */
 export class TickBatcher<T> {
   private pending: T[] = [];
@@ -15,6 +17,7 @@ export class TickBatcher<T> {
     private readonly flush: (items: T[]) => Promise<void>,
     private readonly log: Logger,
     private readonly what: string,
+    private readonly spacingMs = 0,
   ) {}
 
   add(items: T[]): void {
@@ -28,6 +31,7 @@ export class TickBatcher<T> {
   }
 
   private async run(): Promise<void> {
+    const started = performance.now();
     const items = this.pending;
     this.pending = [];
     try {
@@ -35,7 +39,8 @@ export class TickBatcher<T> {
     } catch (err) {
       this.log.error({ err, items: items.length }, `${this.what} failed`);
     } finally {
-      this.flushing = this.pending.length > 0 ? nextTick().then(() => this.run()) : undefined;
+      const wait = started + this.spacingMs - performance.now();
+      this.flushing = this.pending.length > 0 ? (wait > 0 ? after(wait) : nextTick()).then(() => this.run()) : undefined;
     }
   }
 }
