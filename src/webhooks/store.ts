@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { boolArray, intArray, textArray } from '../db/arrays.js';
-import { rows, type Queryable } from '../db/client.js';
+import { preparedRows, type Queryable } from '../db/client.js';
 import { webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
 import type { LogEntry, NewLogEntry, Webhook } from './types.js';
 
@@ -95,7 +95,7 @@ function messageColumns(items: OutboxRow[]): SQL {
  */
 export async function enqueue(q: Queryable, items: OutboxRow[], held: number, holdSeconds: number): Promise<void> {
   if (items.length === 0) return;
-  await q.execute(sql`with stored as (
+  await preparedRows(q, 'webhook_enqueue', sql`with stored as (
       insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
       select m."id", m."webhookId", m."appId", m."eventType", m."body"::text from ${messageColumns(items)} returning id, webhook_id
     )
@@ -118,8 +118,9 @@ export interface ClaimedRow {
  * another worker holds are skipped, and a crashed worker's hold lapses.
  */
 export async function claimDue(q: Queryable, limit: number, holdSeconds: number): Promise<ClaimedRow[]> {
-  return rows<ClaimedRow>(
+  return preparedRows<ClaimedRow>(
     q,
+    'webhook_claim_due',
     sql`with claimed as (
           update ${webhookOutbox} o set locked_until = now() + make_interval(secs => ${holdSeconds}), attempts = o.attempts + 1
           where o.id in (
@@ -152,8 +153,9 @@ export interface Settlement {
 export async function settle(q: Queryable, s: Settlement, limit: number): Promise<{ id: string; app_id: string }[]> {
   const log = s.log;
   // Data-modifying CTEs always run to completion, whether or not the final statement reads them.
-  return rows<{ id: string; app_id: string; over: boolean }>(
+  return preparedRows<{ id: string; app_id: string; over: boolean }>(
     q,
+    'webhook_settle',
     sql`with messages as (
         insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
         select m."id", m."webhookId", m."appId", m."eventType", m."body"::text from ${messageColumns(s.messages)} returning 1

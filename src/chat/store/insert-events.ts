@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rows, type Queryable } from '../../db/client.js';
+import { preparedRows, type Queryable } from '../../db/client.js';
 import type { ChatEvent } from '../context.js';
 
 /** How a column's value is written into a row's JSON array (no generic walk, no intermediate arrays). */
@@ -103,8 +103,9 @@ const FEED_SELECT = COLUMNS.map(([name, type], k) => (name === 'seq' ? `r.last_s
  * null). Returns the room's new last seq, or undefined when the room does not exist.
  */
 export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number): Promise<number | undefined> {
-  const found = await rows<{ last_seq: string | number }>(
+  const found = await preparedRows<{ last_seq: string | number }>(
     q,
+    'chat_append_to_feed',
     sql`with r as (
       update chat_rooms set last_seq = last_seq + ${count}, last_message_at = now() where id = ${roomId} returning last_seq, ${count}::bigint as n
     ), ins as (
