@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { testPostgres } from '../chat/postgres.js';
@@ -27,6 +28,29 @@ export async function startTwoNodes(options: { redis: boolean }): Promise<TwoNod
       await redis?.kill();
       await db.drop();
       pg.stop();
+    },
+  };
+}
+
+/** Two nodes started before the suite's tests and stopped after them; read `a` and `b` inside tests. */
+export function twoNodesForSuite(options: { redis: boolean }): Pick<TwoNodes, 'a' | 'b'> {
+  let cluster: TwoNodes | undefined;
+  beforeAll(async () => {
+    cluster = await startTwoNodes(options);
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  const started = (): TwoNodes => {
+    if (cluster === undefined) throw new Error('the two nodes have not started');
+    return cluster;
+  };
+  return {
+    get a() {
+      return started().a;
+    },
+    get b() {
+      return started().b;
     },
   };
 }
