@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
 import { boolArray, intArray, textArray } from '../db/arrays.js';
 import { preparedRows, type Queryable } from '../db/client.js';
 import { webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
@@ -79,14 +79,12 @@ export interface OutboxRow {
 }
 
 /**
- * Rows as one JSON parameter, the cheapest way to ship many bodies. A body is JSON already, so
- * it goes in as a JSON value, not as a string: nothing to escape here or to unescape there, and
- * Postgres keeps a `json` value's text as it was.
+ * Rows as one JSON parameter: JSON.stringify and Postgres' JSON parser are the cheapest way to
+ * ship many bodies. A body goes as a string, not as a JSON value: Postgres refuses some escapes
+ * inside a `json` value (\u0000, a lone surrogate) that a text column stores as they are.
  */
-function messageColumns(items: OutboxRow[]): SQL {
-  const json = items.map((m) => `{"id":${JSON.stringify(m.id)},"webhookId":${JSON.stringify(m.webhookId)},"appId":${JSON.stringify(m.appId)},"eventType":${JSON.stringify(m.eventType)},"body":${m.body}}`);
-  return sql`json_to_recordset(${`[${json.join(',')}]`}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" json)`;
-}
+const messageColumns = (items: OutboxRow[]) =>
+  sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text)`;
 
 /**
  * Stores messages and queues them for delivery: one statement, whatever the number. The first
@@ -97,7 +95,7 @@ export async function enqueue(q: Queryable, items: OutboxRow[], held: number, ho
   if (items.length === 0) return;
   await preparedRows(q, 'webhook_enqueue', sql`with stored as (
       insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
-      select m."id", m."webhookId", m."appId", m."eventType", m."body"::text from ${messageColumns(items)} returning id, webhook_id
+      select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(items)} returning id, webhook_id
     )
     insert into ${webhookOutbox} (id, webhook_id, attempts, locked_until)
     select s.id, s.webhook_id, case when h.id is null then 0 else 1 end, case when h.id is null then null else now() + make_interval(secs => ${holdSeconds}) end
@@ -158,7 +156,7 @@ export async function settle(q: Queryable, s: Settlement, limit: number): Promis
     'webhook_settle',
     sql`with messages as (
         insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
-        select m."id", m."webhookId", m."appId", m."eventType", m."body"::text from ${messageColumns(s.messages)} returning 1
+        select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(s.messages)} returning 1
       ), done as (
         delete from ${webhookOutbox} where id = any(${textArray(s.done)}::text[]) returning 1
       ), retry as (

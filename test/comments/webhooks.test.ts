@@ -27,6 +27,21 @@ describe('comments and webhooks', () => {
     expect((await api.get(`comment/conversations/${c.conversationid}/comments`)).body.data.comments).toEqual([]);
   });
 
+  it('a comment whose text holds a lone surrogate still reaches prepublish and postpublish hooks', async () => {
+    const { api } = await newApp();
+    const before = await receiver(200);
+    const after = await receiver(200);
+    await api.post('webhook/hooks', { label: 'gate', url: before.url, enabled: true, type: 'prepublish', events: ['commentpublished'] });
+    await api.post('webhook/hooks', { label: 'after', url: after.url, enabled: true, type: 'postpublish', events: ['commentpublished'] });
+    const c = await newConversation(api);
+    // JSON.stringify writes the lone surrogate as the escape \ud800, which a Postgres json value refuses.
+    const res = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'w', displayname: 'W', body: 'odd \ud800 text' });
+    expect(res.status).toBe(200);
+    const [got] = await after.waitFor(1);
+    expect(got?.body).toMatchObject({ type: 'commentpublished', data: { id: res.body.data.id } });
+    expect(before.received).toHaveLength(1);
+  });
+
   it('postpublish webhooks receive published comments, replies and reactions', async () => {
     const { api } = await newApp();
     const yes = await receiver(200);
