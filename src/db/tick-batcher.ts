@@ -4,14 +4,16 @@ const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Work that need not answer a request (notifications, webhook outbox rows): items added within
- * one event-loop turn are written together by one `flush` call; items added meanwhile go in the
- * next one, which starts `spacingMs` after the last one started (so under a steady stream a
- * statement's fixed cost is shared by more items). A failed flush is logged and its items dropped.
+ * Work that need not answer a request (notifications, webhook outbox rows): items added before
+ * a flush starts are written together by one `flush` call; items added meanwhile go in the next
+ * one. Flushes start at the next event-loop turn, but at least `spacingMs` after the last one
+ * started (so under a steady stream a statement's fixed cost is shared by more items). A failed
+ * flush is logged and its items dropped.
  */
 export class TickBatcher<T> {
   private pending: T[] = [];
   private flushing: Promise<void> | undefined;
+  private lastStart = -Infinity;
 
   constructor(
     private readonly flush: (items: T[]) => Promise<void>,
@@ -22,7 +24,7 @@ export class TickBatcher<T> {
 
   add(items: T[]): void {
     this.pending.push(...items);
-    this.flushing ??= nextTick().then(() => this.run());
+    if (this.flushing === undefined) this.schedule();
   }
 
   /** Resolves once everything added so far is flushed. */
@@ -30,8 +32,13 @@ export class TickBatcher<T> {
     while (this.flushing !== undefined) await this.flushing;
   }
 
+  private schedule(): void {
+    const wait = this.lastStart + this.spacingMs - performance.now();
+    this.flushing = (wait > 0 ? after(wait) : nextTick()).then(() => this.run());
+  }
+
   private async run(): Promise<void> {
-    const started = performance.now();
+    this.lastStart = performance.now();
     const items = this.pending;
     this.pending = [];
     try {
@@ -39,8 +46,8 @@ export class TickBatcher<T> {
     } catch (err) {
       this.log.error({ err, items: items.length }, `${this.what} failed`);
     } finally {
-      const wait = started + this.spacingMs - performance.now();
-      this.flushing = this.pending.length > 0 ? (wait > 0 ? after(wait) : nextTick()).then(() => this.run()) : undefined;
+      if (this.pending.length > 0) this.schedule();
+      else this.flushing = undefined;
     }
   }
 }

@@ -8,8 +8,8 @@ import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
 const SPACING_MS = 20;
 
 /**
- * Stores postpublish deliveries: the rows queued within one tick go in one INSERT, then they
- * are handed to the worker. Publishing only appends to an array. The rows the worker has room
+ * Stores postpublish deliveries: the rows queued before a flush go in one INSERT (see
+ * TickBatcher: the next turn, at most one every SPACING_MS), then they are handed to the worker. Publishing only appends to an array. The rows the worker has room
  * for are stored already claimed by it, so sending them needs no claim statement.
  */
 export class OutboxWriter {
