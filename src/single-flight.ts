@@ -38,9 +38,14 @@ export class SingleFlight<V> {
     return pending;
   }
 
+  /** Callers from now on start a new load of `key` instead of sharing the running one (which may still fill the cache). */
+  detach(key: string): void {
+    this.running.delete(key);
+  }
+
   /** A change of `key` was announced: loads of it running now must not fill the cache. */
   invalidate(key: string): void {
-    this.running.delete(key);
+    this.detach(key);
     if (this.changedAt.size >= CHANGES_REMEMBERED) {
       this.changedAt.clear();
       this.floor = this.epoch;

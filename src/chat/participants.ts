@@ -57,8 +57,8 @@ export class Participation {
     const key = memberKey(room.id, userId);
     // A departure announced during the write may be newer than it: then the next check reads the database.
     const current = this.checking.unchangedSince(key, since);
-    // The arrival: checks already loading may predate it, so later callers must not share them.
-    this.checking.invalidate(key);
+    // Checks already loading may predate the arrival, so later callers must not share them.
+    this.checking.detach(key);
     if (current) this.remember(room.id, userId);
     if (result.entered) this.rooms.changed(app, room.id);
     return result;

@@ -67,6 +67,20 @@ describe('SingleFlight', () => {
     expect(cache.get('k')).toBe('new');
   });
 
+  it('detach: later callers start a new load, and the detached one still fills the cache', async () => {
+    const { flight, cache, loads, get } = harness();
+    const before = get('k');
+    flight.detach('k');
+    const after = get('k');
+    expect(loads).toHaveLength(2);
+    loads[0]!.resolve('first');
+    expect(await before).toBe('first');
+    expect(cache.get('k')).toBe('first');
+    loads[1]!.resolve('second');
+    expect(await after).toBe('second');
+    expect(cache.get('k')).toBe('second');
+  });
+
   it('keeps the value when the change came before the load started or was of another key', async () => {
     const { flight, cache, loads, get } = harness();
     flight.invalidate('a');

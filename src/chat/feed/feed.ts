@@ -44,6 +44,7 @@ export class RoomFeeds implements TopicFeed {
     core.bus.onMessage((_appId, message) => {
       if (message.topic === RING_RESET) {
         this.rings.delete(message.payload as string);
+        this.loading.invalidate(message.payload as string);
         return;
       }
       const roomId = roomOfFeedTopic(message.topic);
