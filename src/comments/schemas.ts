@@ -1,13 +1,14 @@
 import * as v from 'valibot';
 import { bytesText, choice, flag, integer, paging, requiredText, stringList, text, timestamp } from '../http/fields.js';
+import { NUL_REFUSED } from '../http/validation.js';
 import { REPORT_TYPES, userFields } from '../users/schemas.js';
 
 /** Postgres text cannot hold NUL characters: they are refused as bad input instead of failing the write. */
 const NUL = '\u0000';
-const noNul = <S extends v.GenericSchema<unknown, string>>(schema: S) => v.pipe(schema, v.check((s: string) => !s.includes(NUL), 'must not contain NUL characters'));
+const noNul = <S extends v.GenericSchema<unknown, string>>(schema: S) => v.pipe(schema, v.check((s: string) => !s.includes(NUL), NUL_REFUSED));
 const txt = (max: number) => noNul(text(max));
 const reqTxt = (max: number) => noNul(requiredText(max));
-const ids = (max: number) => v.pipe(stringList(max), v.check((xs) => xs.every((x) => !x.includes(NUL)), 'must not contain NUL characters'));
+const ids = (max: number) => v.pipe(stringList(max), v.check((xs) => xs.every((x) => !x.includes(NUL)), NUL_REFUSED));
 const tags = () => v.pipe(stringList(100), v.check((xs) => xs.every((x) => !x.includes(NUL) && x.length <= 250), 'must be tags of at most 250 characters without NUL'));
 /** A timestamp Postgres can store (years 1 to 9999). */
 const when = () =>
