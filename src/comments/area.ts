@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertModerator } from '../http/auth.js';
-import { ok, route } from '../http/route.js';
+import { ok, param, route } from '../http/route.js';
 import { purgeUser } from './changes.js';
 import { CommentWriter } from './comment-writer.js';
 import { Conversations } from './conversations.js';
@@ -41,7 +41,7 @@ export function commentsArea(core: Core): Area {
         body: Decision,
         handler: async (ctx) => {
           assertModerator(ctx);
-          const view = await decide(deps, ctx.app, ctx.params['commentid'] as string, ctx.body.approve);
+          const view = await decide(deps, ctx.app, param(ctx.params, 'commentid'), ctx.body.approve);
           return ok(view, ctx.body.approve ? 'Comment approved.' : 'Comment rejected.');
         },
       }),

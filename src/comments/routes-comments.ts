@@ -1,5 +1,5 @@
 import { assertActingAs } from '../http/auth.js';
-import { ok, route, type Reply, type RequestContext, type RouteDef } from '../http/route.js';
+import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../http/route.js';
 import { deletePermanently, editComment, setDeleted, type DeleteResult } from './changes.js';
 import type { CommentsDeps } from './deps.js';
 import { react, report, vote } from './feedback.js';
@@ -8,8 +8,8 @@ import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, R
 import type { CommentView } from './views.js';
 
 const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';
-const conversationId = (ctx: RequestContext) => ctx.params['conversationid'] as string;
-const commentId = (ctx: RequestContext) => ctx.params['commentid'] as string;
+const conversationId = (ctx: RequestContext) => param(ctx.params, 'conversationid');
+const commentId = (ctx: RequestContext) => param(ctx.params, 'commentid');
 
 /** 204 without a body when the profanity filter (block mode) refused the text. */
 const viewOrBlocked = (result: CommentView | 'blocked'): Reply => (result === 'blocked' ? { data: null, message: 'Blocked by the profanity filter.', status: 204 } : ok(result));

@@ -1,7 +1,7 @@
 import { assertActingAs } from '../http/auth.js';
 import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
 import { badRequest, forbidden } from '../http/errors.js';
-import { ok, route, type RequestContext, type RouteDef } from '../http/route.js';
+import { ok, param, route, type RequestContext, type RouteDef } from '../http/route.js';
 import type { ListAfter } from './conversation-store.js';
 import type { CommentsDeps } from './deps.js';
 import { isTimeKey } from './reading.js';
@@ -42,7 +42,7 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'GET',
       path: 'comment/conversations/:conversationid',
-      handler: async (ctx) => ok(conversationView(await conversations.require(ctx.app, ctx.params['conversationid'] as string))),
+      handler: async (ctx) => ok(conversationView(await conversations.require(ctx.app, param(ctx.params, 'conversationid')))),
     }),
     route({
       method: 'GET',
@@ -75,7 +75,7 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
         await deps.users.require(ctx.app, ctx.body.userid);
-        const conversation = await conversations.react(ctx.app, ctx.params['conversationid'] as string, ctx.body.userid, ctx.body.reaction, ctx.body.reacted);
+        const conversation = await conversations.react(ctx.app, param(ctx.params, 'conversationid'), ctx.body.userid, ctx.body.reaction, ctx.body.reacted);
         return ok(conversationView(conversation));
       },
     }),
@@ -83,7 +83,7 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       method: 'POST',
       path: 'comment/conversations/:conversationid/reset',
       handler: async (ctx) => {
-        const conversation = await conversations.require(ctx.app, ctx.params['conversationid'] as string);
+        const conversation = await conversations.require(ctx.app, param(ctx.params, 'conversationid'));
         assertMayManage(ctx, conversation);
         return ok(deleted(conversation, ctx, 0, await conversations.reset(ctx.app, conversation)), 'Conversation reset.');
       },
@@ -92,7 +92,7 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       method: 'DELETE',
       path: 'comment/conversations/:conversationid',
       handler: async (ctx) => {
-        const conversation = await conversations.require(ctx.app, ctx.params['conversationid'] as string);
+        const conversation = await conversations.require(ctx.app, param(ctx.params, 'conversationid'));
         assertMayManage(ctx, conversation);
         return ok(deleted(conversation, ctx, 1, await conversations.remove(ctx.app, conversation)), 'Conversation deleted.');
       },

@@ -51,3 +51,6 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
 }
 
 export const ok = (data: unknown, message = ''): Reply => ({ data, message });
+
+/** A path parameter the route's path declares (the router always fills it). */
+export const param = (params: Record<string, string>, name: string): string => params[name] as string;

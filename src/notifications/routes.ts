@@ -2,7 +2,7 @@ import type { Area, Core } from '../core.js';
 import { assertActingAs } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { notFound } from '../http/errors.js';
-import { ok, route, type RequestContext } from '../http/route.js';
+import { ok, param, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
 import * as store from './store.js';
 import { notificationView } from './views.js';
@@ -12,7 +12,7 @@ const BASE = 'user/users/:userid/notification';
 
 /** The user the path names, once the caller may act as them. */
 function owner(ctx: RequestContext): string {
-  const userid = ctx.params['userid'] as string;
+  const userid = param(ctx.params, 'userid');
   assertActingAs(ctx, userid);
   return userid;
 }

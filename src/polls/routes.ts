@@ -1,7 +1,7 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertModerator } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
-import { ok, route } from '../http/route.js';
+import { ok, param, route } from '../http/route.js';
 import { validate } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { StandingsPush } from './live.js';
@@ -54,7 +54,7 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/pollbycustomid/:customid',
-        handler: async (ctx) => ok(await withChoices(await polls.requireByCustomId(ctx.app, ctx.params['customid'] as string))),
+        handler: async (ctx) => ok(await withChoices(await polls.requireByCustomId(ctx.app, param(ctx.params, 'customid')))),
       }),
       route({
         method: 'GET',
@@ -113,7 +113,7 @@ export function pollsArea(core: Core): Area {
         path: 'poll/poll/:pollid/choice/:choiceid',
         handler: async (ctx) => {
           assertModerator(ctx);
-          const choice = await polls.deleteChoice(ctx.app, pollIdOf(ctx.params), ctx.params['choiceid'] as string);
+          const choice = await polls.deleteChoice(ctx.app, pollIdOf(ctx.params), param(ctx.params, 'choiceid'));
           live.changed([choice.pollId]);
           return ok({ kind: 'deleted.poll.choice', choice: choiceView(choice) }, 'Choice deleted.');
         },
@@ -142,7 +142,7 @@ export function pollsArea(core: Core): Area {
         path: 'poll/poll/:pollid/responses/user/:userid',
         handler: async (ctx) => {
           const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
-          const responses = await store.userResponses(db, poll.id, ctx.params['userid'] as string);
+          const responses = await store.userResponses(db, poll.id, param(ctx.params, 'userid'));
           return ok(listPayload('list.poll.responses', 'responses', responses.map(responseView), ''));
         },
       }),

@@ -1,7 +1,7 @@
 import type { Area, Core } from '../core.js';
 import { assertAdmin } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
-import { ok, route } from '../http/route.js';
+import { ok, param, route } from '../http/route.js';
 import { WebhookPublishHook } from './hook.js';
 import { OutboxWriter } from './outbox.js';
 import { HookRegistry } from './registry.js';
@@ -59,7 +59,7 @@ export function webhooksArea(core: Core): Area {
         body: WebhookBody,
         handler: async (ctx) => {
           assertAdmin(ctx);
-          return ok(webhookView(await hooks.update(ctx.app, ctx.params['webhookid'] as string, ctx.body)), 'Updated');
+          return ok(webhookView(await hooks.update(ctx.app, param(ctx.params, 'webhookid'), ctx.body)), 'Updated');
         },
       }),
       route({
@@ -67,7 +67,7 @@ export function webhooksArea(core: Core): Area {
         path: 'webhook/hooks/:webhookid',
         handler: async (ctx) => {
           assertAdmin(ctx);
-          const hook = await hooks.delete(ctx.app, ctx.params['webhookid'] as string);
+          const hook = await hooks.delete(ctx.app, param(ctx.params, 'webhookid'));
           return ok({ kind: 'deleted.webhook', webhook: webhookView(hook) }, 'Deleted');
         },
       }),
@@ -77,7 +77,7 @@ export function webhooksArea(core: Core): Area {
         query: Paging,
         handler: async (ctx) => {
           assertAdmin(ctx);
-          const hook = await hooks.require(ctx.app, ctx.params['webhookid'] as string);
+          const hook = await hooks.require(ctx.app, param(ctx.params, 'webhookid'));
           const before = stringCursor(ctx.query.cursor);
           const rows = await store.listLog(db, hook.id, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (e) => e.id);

@@ -13,7 +13,7 @@ export interface TwoNodes {
 }
 
 /** Two server processes on a fresh database of one Postgres, with the Redis bus between them when asked. */
-export async function startTwoNodes(options: { redis: boolean }): Promise<TwoNodes> {
+async function startTwoNodes(options: { redis: boolean }): Promise<TwoNodes> {
   const pg = await testPostgres();
   const db = await freshDatabase(pg.url);
   const redis = options.redis ? await RedisProcess.start() : undefined;

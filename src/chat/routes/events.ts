@@ -1,11 +1,10 @@
 import type { Core } from '../../core.js';
 import { assertActingAs } from '../../http/auth.js';
-import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
+import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import type { Chat } from '../chat.js';
 import { commandJson } from '../commands.js';
 import { Command, DeleteEvent, Edit, Message, React, SetDeleted } from '../schemas.js';
 
-const param = (params: Record<string, string>, name: string) => params[name] as string;
 const isStaff = (ctx: RequestContext) => ctx.actor !== null && ctx.actor.role !== 'user';
 
 /** Posting and changing events: command, reply, quote, react, edit, delete; reading one. */

@@ -3,7 +3,7 @@ import type { Core } from '../../core.js';
 import { chatEvents } from '../../db/schema/chat.js';
 import { encodeCursor, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
-import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
+import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import type { Chat } from '../chat.js';
 import type { ChatEvent } from '../context.js';
 import { beforeCursor, historyCursor, readBeforeCursor, readHistoryCursor } from '../feed/cursor.js';
@@ -12,7 +12,6 @@ import { ByTimestamp, ByType, FeedPaging, History, Search } from '../schemas.js'
 import { aroundTs, displayable, feedBefore, historyBefore, searchEvents } from '../store/events.js';
 import type { RoomView } from '../views.js';
 
-const param = (params: Record<string, string>, name: string) => params[name] as string;
 /** Whose shadow-banned events a reader may see: their own (userid in the query, or the user token's). */
 const viewerOf = (ctx: RequestContext, userid: string | undefined) => (userid !== undefined && userid !== '' ? userid : ctx.actor?.userid);
 

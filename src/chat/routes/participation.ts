@@ -2,7 +2,7 @@ import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
 import { assertActingAs } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
-import { ok, route, type RequestContext, type RouteDef } from '../../http/route.js';
+import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import { userView } from '../../users/views.js';
 import type { Chat } from '../chat.js';
 import type { Room } from '../context.js';
@@ -12,7 +12,6 @@ import { listParticipants, listSubscriptions, type Subscription } from '../store
 import { roomView } from '../views.js';
 import type * as v from 'valibot';
 
-const param = (params: Record<string, string>, name: string) => params[name] as string;
 
 export function subscriptionView(sub: Subscription, room: Room) {
   return {

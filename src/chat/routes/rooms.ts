@@ -3,12 +3,11 @@ import type { Core } from '../../core.js';
 import { assertModerator } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
-import { ok, route, type RouteDef } from '../../http/route.js';
+import { ok, param, route, type RouteDef } from '../../http/route.js';
 import { findRooms, listRooms } from '../store/rooms.js';
 import { roomView } from '../views.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
 
-const param = (params: Record<string, string>, name: string) => params[name] as string;
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
 export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
