@@ -1,4 +1,6 @@
-/** How many keys' last change are remembered; past that the memory starts over and older stamps count as overtaken for every key. */
+import { ChangeClock } from './change-clock.js';
+
+/** How many keys' last change are remembered (see ChangeClock). */
 export const CHANGES_REMEMBERED = 10_000;
 
 /**
@@ -14,11 +16,7 @@ export const CHANGES_REMEMBERED = 10_000;
  */
 export class SingleFlight<V> {
   private readonly running = new Map<string, Promise<V>>();
-  /** Counts invalidations; a stamp is its value when a load started. */
-  private epoch = 0;
-  private readonly changedAt = new Map<string, number>();
-  /** Loads stamped before this count as overtaken for every key (the changes before it were forgotten). */
-  private floor = 0;
+  private readonly changes = new ChangeClock(CHANGES_REMEMBERED);
 
   /** `keep` stores the value in the cache; skipped when the key was invalidated after the load started. */
   run(key: string, load: () => Promise<V>, keep?: (value: V) => void): Promise<V> {
@@ -46,20 +44,16 @@ export class SingleFlight<V> {
   /** A change of `key` was announced: loads of it running now must not fill the cache. */
   invalidate(key: string): void {
     this.detach(key);
-    if (this.changedAt.size >= CHANGES_REMEMBERED) {
-      this.changedAt.clear();
-      this.floor = this.epoch;
-    }
-    this.changedAt.set(key, ++this.epoch);
+    this.changes.changed(key);
   }
 
   /** For fills that do not go through `run` (one query for many keys, a row returned by a write): take before reading. */
   stamp(): number {
-    return this.epoch;
+    return this.changes.stamp();
   }
 
   /** True when no change of `key` was announced since `stamp` was taken: a row read after it may be cached. */
   unchangedSince(key: string, stamp: number): boolean {
-    return stamp >= this.floor && (this.changedAt.get(key) ?? 0) <= stamp;
+    return this.changes.unchangedSince(key, stamp);
   }
 }

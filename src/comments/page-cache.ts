@@ -1,3 +1,4 @@
+import { ChangeClock } from '../change-clock.js';
 import type { Bus } from '../realtime/bus.js';
 
 const TOPIC = 'comments-changed';
@@ -12,22 +13,15 @@ interface Entry {
   expires: number;
 }
 
-/** Taken before a page is read from the database; the page is kept only if nothing changed meanwhile. */
-export interface Ticket {
-  epoch: number;
-  generation: number;
-}
-
 /**
  * First pages of conversations, kept exact: every committed change to a conversation (and any
  * user change, which alters rendered authors) is announced on the bus, and each node drops the
  * pages concerned. A read that overlapped a change does not store its page: it captured the
- * conversation's generation before reading, and a change bumps it.
+ * stamp before reading (`ticket`), and the change is newer.
  */
 export class PageCache {
   private readonly pages = new Map<string, Map<string, Entry>>();
-  private readonly generations = new Map<string, number>();
-  private epoch = 0;
+  private readonly changes = new ChangeClock(MAX_CONVERSATIONS * 10);
 
   constructor(private readonly bus: Bus) {
     bus.onMessage((appId, message) => {
@@ -40,8 +34,9 @@ export class PageCache {
     });
   }
 
-  ticket(appId: string, conversationId: string): Ticket {
-    return { epoch: this.epoch, generation: this.generations.get(key(appId, conversationId)) ?? 0 };
+  /** Taken before a page is read from the database; the page is kept only if nothing changed meanwhile. */
+  ticket(): number {
+    return this.changes.stamp();
   }
 
   get(appId: string, conversationId: string, page: string): string | undefined {
@@ -50,10 +45,10 @@ export class PageCache {
     return entry.value;
   }
 
-  put(ticket: Ticket, appId: string, conversationId: string, page: string, value: string, expires: number): void {
+  put(ticket: number, appId: string, conversationId: string, page: string, value: string, expires: number): void {
     const k = key(appId, conversationId);
     // Without the bus, other nodes' changes would not reach this cache: keep nothing then.
-    if (!this.bus.isConnected() || ticket.epoch !== this.epoch || ticket.generation !== (this.generations.get(k) ?? 0)) return;
+    if (!this.bus.isConnected() || !this.changes.unchangedSince(k, ticket)) return;
     let pages = this.pages.get(k);
     if (pages === undefined) {
       if (this.pages.size >= MAX_CONVERSATIONS) this.pages.clear();
@@ -76,17 +71,12 @@ export class PageCache {
 
   private drop(k: string): void {
     this.pages.delete(k);
-    if (this.generations.size >= MAX_CONVERSATIONS * 10) {
-      this.generations.clear();
-      this.epoch += 1;
-    }
-    this.generations.set(k, (this.generations.get(k) ?? 0) + 1);
+    this.changes.changed(k);
   }
 
   private dropAll(): void {
     this.pages.clear();
-    this.generations.clear();
-    this.epoch += 1;
+    this.changes.changedAll();
   }
 }
 

@@ -78,7 +78,7 @@ export class Reader {
       const hit = this.cache.get(app.id, conversationId, pageKey);
       if (hit !== undefined) return hit;
     }
-    const ticket = this.cache.ticket(app.id, conversationId);
+    const ticket = this.cache.ticket();
     const conversation = await this.conversations.require(app, conversationId);
     const { items, next } = await this.page(conversation, '', q.filterpostedbyuserid, q);
     const all = q.includechildren ? withDescendants(items, await readDescendants(this.db, conversation.key, items.map((c) => c.id), q.includeinactive)) : items;
