@@ -1,4 +1,5 @@
 import type { AppDirectory } from '../apps/directory.js';
+import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
@@ -6,7 +7,7 @@ import { attemptRecords } from './record.js';
 import type { HookRegistry } from './registry.js';
 import type { Delivery } from './sender.js';
 import * as store from './store.js';
-import { succeeded, unanswered, type Attempt } from './types.js';
+import { succeeded, unanswered, type Attempt, type Webhook } from './types.js';
 
 const BATCH = 500;
 /** How long a claim holds a delivery; after that another worker may take it. */
@@ -92,7 +93,8 @@ export class DeliveryWorker {
   private async deliverBatch(): Promise<number> {
     const claimed = this.fresh.length > 0 ? this.takeFresh() : await store.claimDue(this.db, BATCH, HOLD_SECONDS);
     if (claimed.length === 0) return 0;
-    const attempts = await Promise.all(claimed.map((row) => this.attempt(row)));
+    const targets = await this.targets(claimed);
+    const attempts = await Promise.all(claimed.map((row) => this.attempt(row, targets.get(row.app_id))));
     const failed = claimed.filter((_, i) => !succeeded(attempts[i] as Attempt));
     const givenUp = failed.filter((row) => row.attempts >= MAX_ATTEMPTS).map((row) => row.id);
     const disabled = await store.settle(
@@ -121,11 +123,22 @@ export class DeliveryWorker {
       .map(({ row: r }) => ({ id: r.id, webhook_id: r.webhookId, app_id: r.appId, event_type: r.eventType, body: r.body, attempts: 1 }));
   }
 
-  private async attempt(row: store.ClaimedRow): Promise<Attempt> {
-    const [app, hooks] = await Promise.all([this.apps.get(row.app_id), this.registry.forApp(row.app_id)]);
-    const hook = hooks.find((h) => h.id === row.webhook_id);
-    const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, body: row.body, attempt: row.attempts };
-    if (app === undefined || hook === undefined) return unanswered(delivery, 'the webhook or its application no longer exists');
-    return this.send(app.webhookSecret, { ...delivery, url: hook.url });
+  /** Each app's secret and hooks, looked up once per batch, not once per delivery. */
+  private async targets(rows: store.ClaimedRow[]): Promise<Map<string, Target>> {
+    const appIds = [...new Set(rows.map((r) => r.app_id))];
+    const found = await Promise.all(appIds.map((id) => Promise.all([this.apps.get(id), this.registry.forApp(id)])));
+    return new Map(found.map(([app, hooks], i) => [appIds[i] as string, { app, hooks }]));
   }
+
+  private attempt(row: store.ClaimedRow, target: Target | undefined): Promise<Attempt> {
+    const hook = target?.hooks.find((h) => h.id === row.webhook_id);
+    const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, body: row.body, attempt: row.attempts };
+    if (target?.app === undefined || hook === undefined) return Promise.resolve(unanswered(delivery, 'the webhook or its application no longer exists'));
+    return this.send(target.app.webhookSecret, { ...delivery, url: hook.url });
+  }
+}
+
+interface Target {
+  app: Application | undefined;
+  hooks: Webhook[];
 }

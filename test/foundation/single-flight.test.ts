@@ -32,7 +32,13 @@ function harness() {
       },
       (value) => cache.set(key, value),
     );
-  return { flight, cache, loads, get };
+  /** A caller of 'k', then `cut` (a change notice, a detach), then a second caller. */
+  const aroundCut = (cut: () => void) => {
+    const before = get('k');
+    cut();
+    return { before, after: get('k') };
+  };
+  return { flight, cache, loads, get, aroundCut };
 }
 
 describe('SingleFlight', () => {
@@ -49,10 +55,8 @@ describe('SingleFlight', () => {
   });
 
   it('a load overtaken by a change does not fill the cache; its callers still get its value, later callers load again', async () => {
-    const { flight, cache, loads, get } = harness();
-    const before = get('k');
-    flight.invalidate('k');
-    const after = get('k');
+    const { flight, cache, loads, get, aroundCut } = harness();
+    const { before, after } = aroundCut(() => flight.invalidate('k'));
     expect(loads).toHaveLength(2);
 
     loads[0]!.resolve('old');
@@ -68,10 +72,8 @@ describe('SingleFlight', () => {
   });
 
   it('detach: later callers start a new load, and the detached one still fills the cache', async () => {
-    const { flight, cache, loads, get } = harness();
-    const before = get('k');
-    flight.detach('k');
-    const after = get('k');
+    const { flight, cache, loads, aroundCut } = harness();
+    const { before, after } = aroundCut(() => flight.detach('k'));
     expect(loads).toHaveLength(2);
     loads[0]!.resolve('first');
     expect(await before).toBe('first');
