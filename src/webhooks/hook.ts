@@ -4,7 +4,7 @@ import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { OutboxWriter } from './outbox.js';
+import type { Deliveries } from './pipeline.js';
 import { attemptRecords } from './record.js';
 import { deliveryBody, matching, type HookRegistry } from './registry.js';
 import { budget, send } from './sender.js';
@@ -16,14 +16,14 @@ export const BLOCKED = 'The event was blocked by a prepublish webhook.';
 /**
  * The webhooks side of every published event. prepublish: the event waits for every matching
  * hook (3 s each, in parallel) and any answer but 200 blocks it with a 403. postpublish: the
- * deliveries are stored in the outbox and sent by the DeliveryWorker, off the request path.
+ * deliveries are handed to Deliveries, which stores them in the outbox and sends them off the request path.
  */
 export class WebhookPublishHook implements PublishHook {
   constructor(
     private readonly db: Db,
     private readonly apps: AppDirectory,
     private readonly registry: HookRegistry,
-    private readonly outbox: OutboxWriter,
+    private readonly deliveries: Deliveries,
     private readonly failureLimit: number,
     private readonly log: Logger,
   ) {}
@@ -63,7 +63,7 @@ export class WebhookPublishHook implements PublishHook {
   private enqueue(event: PublishedEvent, hooks: Webhook[]): void {
     const targets = matching(hooks, event, 'postpublish');
     if (targets.length === 0) return;
-    this.outbox.add(
+    this.deliveries.add(
       targets.map((hook) => {
         const id = newId();
         return { id, webhookId: hook.id, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event) };

@@ -2,34 +2,27 @@ import type { Area, Core } from '../core.js';
 import { assertAdmin } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, param, route } from '../http/route.js';
+import type { Logger } from '../logger.js';
+import { DeliveryThread } from './delivery-thread.js';
 import { WebhookPublishHook } from './hook.js';
-import { OutboxWriter } from './outbox.js';
+import { DeliveryPipeline, type Deliveries } from './pipeline.js';
 import { HookRegistry } from './registry.js';
 import { Paging, WebhookBody } from './schemas.js';
-import { SendThread } from './send-thread.js';
 import { WebhookService } from './service.js';
 import * as store from './store.js';
 import { logEntryView, webhookView } from './views.js';
-import { DeliveryWorker } from './worker.js';
 
 
 export function webhooksArea(core: Core): Area {
   const { db } = core;
   const log = core.log.child({ area: 'webhooks' });
   const registry = new HookRegistry(db, core.bus);
-  const sending = new SendThread(log);
-  const worker = new DeliveryWorker(db, core.apps, registry, core.config.webhookFailureLimit, log, (secret, delivery) => sending.send(secret, delivery));
-  const outbox = new OutboxWriter(db, log, worker);
+  const deliveries = startDeliveries(core, log, (appId) => registry.changed(appId));
   const hooks = new WebhookService(db, registry);
-  core.hooks.add(new WebhookPublishHook(db, core.apps, registry, outbox, core.config.webhookFailureLimit, log));
-  worker.start();
+  core.hooks.add(new WebhookPublishHook(db, core.apps, registry, deliveries, core.config.webhookFailureLimit, log));
 
   return {
-    async close() {
-      await outbox.drain();
-      await worker.stop();
-      await sending.close();
-    },
+    close: () => deliveries.close(),
     routes: [
       route({
         method: 'POST',
@@ -86,4 +79,12 @@ export function webhooksArea(core: Core): Area {
       }),
     ],
   };
+}
+
+/** On Postgres deliveries get a thread of their own; the embedded database lives in this thread, so they stay here. */
+function startDeliveries(core: Core, log: Logger, onDisabled: (appId: string) => void): Deliveries {
+  const failureLimit = core.config.webhookFailureLimit;
+  const databaseUrl = core.config.databaseUrl;
+  if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, failureLimit, onDisabled);
+  return new DeliveryThread({ databaseUrl, logLevel: core.config.logLevel, failureLimit }, log, onDisabled);
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
 import { boolArray, intArray, textArray } from '../db/arrays.js';
 import { preparedRows, type Queryable } from '../db/client.js';
-import { webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
+import { applications, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
 import type { LogEntry, NewLogEntry, Webhook } from './types.js';
 
 export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
@@ -105,7 +105,6 @@ export async function enqueue(q: Queryable, items: OutboxRow[], held: number, ho
 export interface ClaimedRow {
   id: string;
   webhook_id: string;
-  app_id: string;
   event_type: string;
   body: string;
   attempts: number;
@@ -127,8 +126,23 @@ export async function claimDue(q: Queryable, limit: number, holdSeconds: number)
             order by x.next_attempt_at limit ${limit}
             for update of x skip locked)
           returning o.id, o.webhook_id, o.attempts)
-        select c.id, c.webhook_id, m.app_id, m.event_type, m.body, c.attempts from claimed c join ${webhookMessages} m on m.id = c.id`,
+        select c.id, c.webhook_id, m.event_type, m.body, c.attempts from claimed c join ${webhookMessages} m on m.id = c.id`,
   );
+}
+
+export interface DeliveryTarget {
+  url: string;
+  secret: string;
+}
+
+/** Where each hook's deliveries go and its app's signing secret, for the hooks that still exist. */
+export async function deliveryTargets(q: Queryable, hookIds: string[]): Promise<Map<string, DeliveryTarget>> {
+  const found = await preparedRows<DeliveryTarget & { id: string }>(
+    q,
+    'webhook_targets',
+    sql`select w.id, w.url, a.webhook_secret as secret from ${webhooks} w join ${applications} a on a.id = w.app_id where w.id = any(${textArray(hookIds)}::text[])`,
+  );
+  return new Map(found.map((t) => [t.id, t]));
 }
 
 export interface Settlement {

@@ -1,13 +1,10 @@
-import type { AppDirectory } from '../apps/directory.js';
-import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
-import type { HookRegistry } from './registry.js';
-import type { Delivery } from './sender.js';
+import { budget, send } from './sender.js';
 import * as store from './store.js';
-import { succeeded, unanswered, type Attempt, type Webhook } from './types.js';
+import { succeeded, unanswered, type Attempt } from './types.js';
 
 const BATCH = 500;
 /** How long a claim holds a delivery; after that another worker may take it. */
@@ -25,8 +22,9 @@ const FRESH_MAX_AGE_MS = (HOLD_SECONDS - 5) * 1000;
  * Delivers the stored postpublish deliveries. Fast path: rows this node just stored, already
  * claimed for it (see OutboxWriter), are sent from memory. Otherwise (retries, other nodes'
  * rows, rows left by a restart) due rows are claimed from the outbox with SKIP LOCKED, so
- * several nodes share the work. Each batch is sent concurrently, then one statement logs every attempt, deletes the
- * delivered rows and reschedules the failed ones with backoff.
+ * several nodes share the work. Each batch looks up its hooks' addresses and secrets in one
+ * query, is sent concurrently, then one statement logs every attempt, deletes the delivered rows
+ * and reschedules the failed ones with backoff.
  */
 export class DeliveryWorker {
   private stopped = false;
@@ -36,11 +34,10 @@ export class DeliveryWorker {
 
   constructor(
     private readonly db: Db,
-    private readonly apps: AppDirectory,
-    private readonly registry: HookRegistry,
     private readonly failureLimit: number,
     private readonly log: Logger,
-    private readonly send: (secret: string, delivery: Delivery) => Promise<Attempt>,
+    /** Told the app of each hook this worker disabled, so every node drops its copy of the app's hooks. */
+    private readonly onDisabled: (appId: string) => void,
   ) {}
 
   start(): void {
@@ -93,8 +90,9 @@ export class DeliveryWorker {
   private async deliverBatch(): Promise<number> {
     const claimed = this.fresh.length > 0 ? this.takeFresh() : await store.claimDue(this.db, BATCH, HOLD_SECONDS);
     if (claimed.length === 0) return 0;
-    const targets = await this.targets(claimed);
-    const attempts = await Promise.all(claimed.map((row) => this.attempt(row, targets.get(row.app_id))));
+    const targets = await store.deliveryTargets(this.db, [...new Set(claimed.map((row) => row.webhook_id))]);
+    const deadline = budget();
+    const attempts = await Promise.all(claimed.map((row) => this.attempt(row, targets.get(row.webhook_id), deadline)));
     const failed = claimed.filter((_, i) => !succeeded(attempts[i] as Attempt));
     const givenUp = failed.filter((row) => row.attempts >= MAX_ATTEMPTS).map((row) => row.id);
     const disabled = await store.settle(
@@ -110,7 +108,7 @@ export class DeliveryWorker {
     if (givenUp.length > 0) this.log.warn({ deliveries: givenUp }, `webhook deliveries given up after ${MAX_ATTEMPTS} attempts`);
     for (const hook of disabled) {
       this.log.warn({ webhookid: hook.id, appid: hook.app_id }, 'webhook disabled after consecutive failures');
-      this.registry.changed(hook.app_id);
+      this.onDisabled(hook.app_id);
     }
     return claimed.length;
   }
@@ -120,25 +118,12 @@ export class DeliveryWorker {
     return this.fresh
       .splice(0, BATCH)
       .filter((f) => f.storedAt >= oldest)
-      .map(({ row: r }) => ({ id: r.id, webhook_id: r.webhookId, app_id: r.appId, event_type: r.eventType, body: r.body, attempts: 1 }));
+      .map(({ row: r }) => ({ id: r.id, webhook_id: r.webhookId, event_type: r.eventType, body: r.body, attempts: 1 }));
   }
 
-  /** Each app's secret and hooks, looked up once per batch, not once per delivery. */
-  private async targets(rows: store.ClaimedRow[]): Promise<Map<string, Target>> {
-    const appIds = [...new Set(rows.map((r) => r.app_id))];
-    const found = await Promise.all(appIds.map((id) => Promise.all([this.apps.get(id), this.registry.forApp(id)])));
-    return new Map(found.map(([app, hooks], i) => [appIds[i] as string, { app, hooks }]));
-  }
-
-  private attempt(row: store.ClaimedRow, target: Target | undefined): Promise<Attempt> {
-    const hook = target?.hooks.find((h) => h.id === row.webhook_id);
+  private attempt(row: store.ClaimedRow, target: store.DeliveryTarget | undefined, deadline: AbortSignal): Promise<Attempt> {
     const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, body: row.body, attempt: row.attempts };
-    if (target?.app === undefined || hook === undefined) return Promise.resolve(unanswered(delivery, 'the webhook or its application no longer exists'));
-    return this.send(target.app.webhookSecret, { ...delivery, url: hook.url });
+    if (target === undefined) return Promise.resolve(unanswered(delivery, 'the webhook no longer exists'));
+    return send(target.secret, { ...delivery, url: target.url }, deadline);
   }
-}
-
-interface Target {
-  app: Application | undefined;
-  hooks: Webhook[];
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, type TestApp } from '../helpers/api.js';
+import { spawnServer } from '../helpers/spawn.js';
 import { roomWithUser } from './chat.js';
 import { eventually, startReceiver, verifySignature, type Receiver } from './receiver.js';
 
@@ -112,5 +113,31 @@ describe('postpublish delivery', () => {
     expect(tagged.received).toHaveLength(1);
     expect(commentsOnly.received).toHaveLength(0);
   });
-});
 
+  it('disables a hook after WEBHOOK_FAILURE_LIMIT failures in a row, and sends it nothing after', async () => {
+    const server = await spawnServer({ WEBHOOK_FAILURE_LIMIT: '2' });
+    try {
+      const { api } = await newApp({}, server.url);
+      const failing = await receiver(() => 500);
+      const id = await createHook(api, { label: 'failing', url: failing.url });
+      const { say } = await roomWithUser(api);
+      await say('one');
+      await say('two');
+      const hook = await eventually(
+        () => api.get('webhook/hooks').then((r) => r.body.data.webhooks[0] as { id: string; enabled: boolean; consecutivefailures: number }),
+        (h) => !h.enabled,
+      );
+      expect(hook.id).toBe(id);
+      expect(hook.consecutivefailures).toBeGreaterThanOrEqual(2);
+      // The node that disabled it tells every node to drop its cached hooks; give that notice a moment.
+      await new Promise((r) => setTimeout(r, 200));
+      const seen = failing.received.length;
+      expect((await say('three')).status).toBe(200);
+      // Longer than the first retry's backoff (at most 1 s): neither 'three' nor a retry arrives.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(failing.received).toHaveLength(seen);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { connectPostgres } from '../db/client.js';
+import { createLogger } from '../logger.js';
+import type { DeliveryThreadSettings, FromDeliveryThread, ToDeliveryThread } from './delivery-thread.js';
+import { DeliveryPipeline } from './pipeline.js';
+
+// The thread side of DeliveryThread.
+const port = parentPort;
+if (port === null) throw new Error('delivery-thread-entry runs as a worker thread');
+const settings = workerData as DeliveryThreadSettings;
+lowerPriority();
+const log = createLogger(settings.logLevel, false).child({ area: 'webhooks', thread: 'delivery' });
+// The outbox writer, the claim and the settle statements: at most three at once.
+const database = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
+const pipeline = new DeliveryPipeline(database.db, log, settings.failureLimit, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
+
+port.on('message', (message: ToDeliveryThread) => {
+  if ('rows' in message) {
+    pipeline.add(message.rows);
+    return;
+  }
+  pipeline
+    .close()
+    .then(database.close)
+    .catch((err: unknown) => log.error({ err }, 'closing the webhook delivery thread failed'))
+    .finally(() => process.exit(0));
+});
+
+/**
+ * When the CPUs are busy, serving requests goes first and deliveries take the time left:
+ * on Linux a thread has its own nice value, set through its thread id.
+ */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(tid, 10);
+  } catch {
+    // Not Linux, or not allowed: the thread keeps the process's priority.
+  }
+}

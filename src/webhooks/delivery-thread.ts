@@ -1,0 +1,92 @@
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../logger.js';
+import type { Deliveries } from './pipeline.js';
+import type { OutboxRow } from './store.js';
+
+export interface DeliveryThreadSettings {
+  databaseUrl: string;
+  logLevel: string;
+  failureLimit: number;
+}
+
+export type ToDeliveryThread = { rows: OutboxRow[] } | { close: true };
+/** The app of a hook the thread disabled. */
+export type FromDeliveryThread = { disabled: string };
+
+// The same extension as this module: .ts when run from source, .js when built. Run from source,
+// the thread registers tsx itself: the main thread's `--import tsx` does not reach workers.
+const ENTRY = new URL(`./delivery-thread-entry${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const BOOT = ENTRY.pathname.endsWith('.ts')
+  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); })`
+  : `import(${JSON.stringify(ENTRY.href)})`;
+const RESTART_DELAY_MS = 1000;
+/** Rows kept while the thread is being started again; beyond this the newest are dropped (and logged). */
+const HELD_WHILE_DOWN = 50_000;
+
+/**
+ * With Postgres, postpublish deliveries are stored and sent from a worker thread with its own
+ * connections (a DeliveryPipeline there), at a lower scheduling priority: the thread that serves
+ * requests only builds each body and hands the rows over, one message per event-loop turn.
+ * Storing and sending (the outbox statement's JSON, HTTP exchanges, the bookkeeping of attempts)
+ * then neither takes its CPU first nor fills its heap, whose collections would pause requests.
+ * If the thread dies it is started again; what it had stored is sent from the outbox.
+ */
+export class DeliveryThread implements Deliveries {
+  private worker: Worker | undefined;
+  private readonly exited: Promise<void>[] = [];
+  private queued: OutboxRow[] = [];
+  private closing = false;
+
+  constructor(
+    private readonly settings: DeliveryThreadSettings,
+    private readonly log: Logger,
+    private readonly onDisabled: (appId: string) => void,
+  ) {
+    this.start();
+  }
+
+  add(rows: OutboxRow[]): void {
+    if (this.worker === undefined && this.queued.length + rows.length > HELD_WHILE_DOWN) {
+      this.log.error({ deliveries: rows.length }, 'webhook delivery thread down too long; postpublish deliveries lost');
+      return;
+    }
+    if (this.queued.length === 0) setImmediate(() => this.flush());
+    this.queued.push(...rows);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.flush();
+    this.worker?.postMessage({ close: true } satisfies ToDeliveryThread);
+    await Promise.all(this.exited);
+  }
+
+  private flush(): void {
+    if (this.worker === undefined || this.queued.length === 0) return;
+    this.worker.postMessage({ rows: this.queued } satisfies ToDeliveryThread);
+    this.queued = [];
+  }
+
+  private start(): void {
+    const worker = new Worker(BOOT, { eval: true, workerData: this.settings });
+    worker.on('message', (message: FromDeliveryThread) => this.onDisabled(message.disabled));
+    worker.on('error', (err) => this.log.error({ err }, 'webhook delivery thread failed'));
+    this.exited.push(
+      new Promise((resolve) =>
+        worker.once('exit', (code) => {
+          this.worker = undefined;
+          resolve();
+          if (this.closing) return;
+          this.log.error({ code }, 'webhook delivery thread stopped; starting it again');
+          setTimeout(() => {
+            if (!this.closing) this.start();
+          }, RESTART_DELAY_MS);
+        }),
+      ),
+    );
+    this.worker = worker;
+    this.flush();
+  }
+}
