@@ -4,7 +4,9 @@
  * reach the receiver. Two questions:
  * - Is the publishing request slowed? At one fixed rate (half what the machine sustains with
  *   the hook), latency with and without the hook, alternated twice so the spread between runs
- *   of the same kind shows the noise.
+ *   of the same kind shows the noise. Then a control: no hook, while an unrelated process at the
+ *   lowest priority (nice 19) burns as much CPU as delivering took. On a small machine any work
+ *   beside the server costs the request some latency; the control shows how much.
  * - What does delivering cost? Saturation throughput with and without the hook, and the CPU per
  *   message of each process: on one machine the deliveries and the receiver share the cores
  *   that serve requests.
@@ -22,6 +24,9 @@ const connections = Number(process.env['CONNECTIONS'] ?? 50);
 const USERS = 50;
 /** HOOK_EVENTS=chatexit measures a hook that exists but does not fire for these messages. */
 const hookEvents = (process.env['HOOK_EVENTS'] ?? 'chatspeech').split(',');
+
+/** The control's load: busy for the given ms out of every 10 ms. */
+const BURNER = `const busy = Number(process.argv[1]); const tick = () => { const end = performance.now() + busy; while (performance.now() < end); setTimeout(tick, 10 - busy); }; tick();`;
 
 /** The receiver: its own process, so answering deliveries does not take CPU from the load generator. */
 const RECEIVER = `
@@ -117,6 +122,10 @@ try {
     return r;
   };
   const fixed = [await fixedRate(false)(), await fixedRate(true)(), await fixedRate(false)(), await fixedRate(true)()];
+  const total = (f: Figures) => f.cpu.server + f.cpu.postgres + f.cpu.receiver;
+  const deliveryCores = Math.max(0, ((total(withHook) - total(without)) * rate) / 1e6);
+  const burner = spawn('nice', ['-n', '19', process.execPath, '-e', BURNER, String(Math.min(9, deliveryCores * 10))], { stdio: 'ignore' });
+  const control = await fixedRate(false)().finally(() => burner.kill());
 
   const loadEnded = performance.now();
   let delivered = await receivedCount();
@@ -126,22 +135,24 @@ try {
     delivered = await receivedCount();
   }
   const drainSeconds = (performance.now() - loadEnded) / 1000;
-  const { webhooks } = await app.call<{ webhooks: { enabled: boolean; consecutivefailures: number }[] }>('GET', 'webhook/hooks');
+  const { webhooks } = await app.call<{ webhooks: { consecutivefailures: number }[] }>('GET', 'webhook/hooks');
   const change = ((withHook.rps - without.rps) / without.rps) * 100;
-  const pacedLine = (r: (typeof fixed)[number], hooked: boolean) => `    ${hooked ? 'with hook   ' : 'without hook'}: p50 ${r.p50} ms, p99 ${r.p99} ms (${r.requestsPerSec} req/s answered, ${r.non2xx + r.errors} not 2xx)`;
+  const latencies = (r: (typeof fixed)[number]) => `p50 ${r.p50} ms, p90 ${r.p90} ms, p99 ${r.p99} ms`;
+  const pacedLine = (r: (typeof fixed)[number], hooked: boolean) => `    ${hooked ? 'with hook   ' : 'without hook'}: ${latencies(r)} (${r.requestsPerSec} req/s answered, ${r.non2xx + r.errors} not 2xx)`;
 
   process.stdout.write(
     [
       `chat command, ${connections} connections, ${duration} s each:`,
       `  at a fixed ${rate} messages/s${process.env['RATE'] === undefined ? ' (half the saturation rate with the hook)' : ''}, alternated:`,
       ...fixed.map((r, i) => pacedLine(r, i % 2 === 1)),
+      `    control     : ${latencies(control)} (no hook; a nice 19 process busy ${deliveryCores.toFixed(2)} of a core, the CPU delivering took at this rate)`,
       `  at saturation:`,
       `  without webhook: ${without.rps} req/s, p50 ${without.p50} ms, p99 ${without.p99} ms (${without.accepted} messages); ${cpuLine(without)}`,
       `  with postpublish webhook: ${withHook.rps} req/s, p50 ${withHook.p50} ms, p99 ${withHook.p99} ms (${withHook.accepted} messages); ${cpuLine(withHook)}`,
       `  throughput change: ${change >= 0 ? '+' : ''}${change.toFixed(1)}%`,
       // Requests in flight when autocannon stops are accepted by the server but not counted: up to one per connection more arrive.
       `  deliveries received: ${delivered}, of at least ${expected} accepted messages, all in by ${drainSeconds.toFixed(1)} s after the load ended`,
-      `  hook after the run: enabled ${webhooks[0]?.enabled}, consecutive failures ${webhooks[0]?.consecutivefailures}`,
+      `  hook after the run: consecutive failures ${webhooks[0]?.consecutivefailures} (the control run left it switched off)`,
       '',
     ].join('\n'),
   );

@@ -6,6 +6,7 @@ export interface LoadResult {
   answered: number;
   requestsPerSec: number;
   p50: number;
+  p90: number;
   p99: number;
   non2xx: number;
   errors: number;
@@ -45,6 +46,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     answered: result.requests.total,
     requestsPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
+    p90: result.latency.p90,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,

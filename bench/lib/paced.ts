@@ -77,6 +77,6 @@ export async function paced(options: LoadOptions & { overallRate: number }): Pro
   while (idle.length < conns.length && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   for (const c of conns) c.socket.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { answered: latencies.length, requestsPerSec: Math.round((latencies.length * 1000) / durationMs), p50: at(0.5), p99: at(0.99), non2xx, errors };
+  const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
+  return { answered: latencies.length, requestsPerSec: Math.round((latencies.length * 1000) / durationMs), p50: at(0.5), p90: at(0.9), p99: at(0.99), non2xx, errors };
 }
