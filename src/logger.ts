@@ -7,7 +7,7 @@ export type { Logger };
  * access line per request must not cost a synchronous write; main.ts flushes on shutdown.
  * `buffered: false` writes each line at once, for a thread that logs rarely and may end without a flush.
  */
-export function createLogger(level: string, buffered = true): Logger {
+export function createLogger(level: string, { buffered = true } = {}): Logger {
   return pino(
     {
       level,

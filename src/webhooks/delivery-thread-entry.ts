@@ -11,8 +11,8 @@ const port = parentPort;
 if (port === null) throw new Error('delivery-thread-entry runs as a worker thread');
 const settings = workerData as DeliveryThreadSettings;
 lowerPriority();
-const log = createLogger(settings.logLevel, false).child({ area: 'webhooks', thread: 'delivery' });
-// The outbox writer, the claim and the settle statements: at most three at once.
+const log = createLogger(settings.logLevel, { buffered: false }).child({ area: 'webhooks', thread: 'delivery' });
+// The outbox writer and the delivery loop each run one statement at a time.
 const database = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
 const pipeline = new DeliveryPipeline(database.db, log, settings.failureLimit, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
 

@@ -35,7 +35,8 @@ const HELD_WHILE_DOWN = 50_000;
  */
 export class DeliveryThread implements Deliveries {
   private worker: Worker | undefined;
-  private readonly exited: Promise<void>[] = [];
+  /** Settles when the current (or last) thread has exited. */
+  private exited: Promise<void> = Promise.resolve();
   private queued: OutboxRow[] = [];
   private closing = false;
 
@@ -60,7 +61,7 @@ export class DeliveryThread implements Deliveries {
     this.closing = true;
     this.flush();
     this.worker?.postMessage({ close: true } satisfies ToDeliveryThread);
-    await Promise.all(this.exited);
+    await this.exited;
   }
 
   private flush(): void {
@@ -73,18 +74,16 @@ export class DeliveryThread implements Deliveries {
     const worker = new Worker(BOOT, { eval: true, workerData: this.settings });
     worker.on('message', (message: FromDeliveryThread) => this.onDisabled(message.disabled));
     worker.on('error', (err) => this.log.error({ err }, 'webhook delivery thread failed'));
-    this.exited.push(
-      new Promise((resolve) =>
-        worker.once('exit', (code) => {
-          this.worker = undefined;
-          resolve();
-          if (this.closing) return;
-          this.log.error({ code }, 'webhook delivery thread stopped; starting it again');
-          setTimeout(() => {
-            if (!this.closing) this.start();
-          }, RESTART_DELAY_MS);
-        }),
-      ),
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', (code) => {
+        this.worker = undefined;
+        resolve();
+        if (this.closing) return;
+        this.log.error({ code }, 'webhook delivery thread stopped; starting it again');
+        setTimeout(() => {
+          if (!this.closing) this.start();
+        }, RESTART_DELAY_MS);
+      }),
     );
     this.worker = worker;
     this.flush();

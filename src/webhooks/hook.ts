@@ -16,7 +16,7 @@ export const BLOCKED = 'The event was blocked by a prepublish webhook.';
 /**
  * The webhooks side of every published event. prepublish: the event waits for every matching
  * hook (3 s each, in parallel) and any answer but 200 blocks it with a 403. postpublish: the
- * deliveries are handed to Deliveries, which stores them in the outbox and sends them off the request path.
+ * deliveries go to Deliveries, which stores them in the outbox and sends them off the request path.
  */
 export class WebhookPublishHook implements PublishHook {
   constructor(
