@@ -107,7 +107,7 @@ try {
 
   // The fixed rate: half of what the machine sustains with the hook.
   const rate = Number(process.env['RATE'] ?? Math.round(withHook.rps / 2));
-  const fixedRate = (enabled: boolean) => async () => {
+  const fixedRate = async (enabled: boolean) => {
     await app.call('PUT', `webhook/hooks/${hook.id}`, { ...hookBody, enabled });
     const r = await paced({
       url: app.url(`chat/rooms/${room.id}/command`),
@@ -121,11 +121,11 @@ try {
     if (enabled) expected += r.answered - r.non2xx;
     return r;
   };
-  const fixed = [await fixedRate(false)(), await fixedRate(true)(), await fixedRate(false)(), await fixedRate(true)()];
+  const fixed = [await fixedRate(false), await fixedRate(true), await fixedRate(false), await fixedRate(true)];
   const total = (f: Figures) => f.cpu.server + f.cpu.postgres + f.cpu.receiver;
   const deliveryCores = Math.max(0, ((total(withHook) - total(without)) * rate) / 1e6);
   const burner = spawn('nice', ['-n', '19', process.execPath, '-e', BURNER, String(Math.min(9, deliveryCores * 10))], { stdio: 'ignore' });
-  const control = await fixedRate(false)().finally(() => burner.kill());
+  const control = await fixedRate(false).finally(() => burner.kill());
 
   const loadEnded = performance.now();
   let delivered = await receivedCount();

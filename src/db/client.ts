@@ -60,7 +60,7 @@ export async function openDatabase(options: { databaseUrl: string | undefined; d
 }
 
 async function openPostgres(url: string, log: Logger): Promise<Database> {
-  const { db, pool, close } = connectPostgres(url, log, { max: 16, name: 'engage' });
+  const { db, pool } = connectPostgres(url, log, { max: 16, name: 'engage' });
   // Several nodes may start together: one migrates at a time.
   const client = await pool.connect();
   try {
@@ -71,19 +71,19 @@ async function openPostgres(url: string, log: Logger): Promise<Database> {
     client.release();
   }
   log.info('postgres ready, migrations applied');
-  return { db, kind: 'postgres', ping: () => ping(db), close };
+  return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
 }
 
 /**
  * A pool of at most `max` connections to an already migrated database, with named statements for
  * `preparedRows`. `name` is the connections' application_name, as pg_stat_activity shows it.
  */
-export function connectPostgres(url: string, log: Logger, options: { max: number; name: string }): { db: Db; pool: pg.Pool; close: () => Promise<void> } {
+export function connectPostgres(url: string, log: Logger, options: { max: number; name: string }): { db: Db; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max: options.max, application_name: options.name });
   pool.on('error', (err) => log.error({ err }, 'idle postgres client failed'));
   const db = drizzlePg(pool) as unknown as Db;
   namedQueries.set(db, (name, text, values) => pool.query({ name, text, values }));
-  return { db, pool, close: () => pool.end() };
+  return { db, pool };
 }
 
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {

@@ -13,8 +13,8 @@ const settings = workerData as DeliveryThreadSettings;
 lowerPriority();
 const log = createLogger(settings.logLevel, { buffered: false }).child({ area: 'webhooks', thread: 'delivery' });
 // The outbox writer and the delivery loop each run one statement at a time.
-const database = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
-const pipeline = new DeliveryPipeline(database.db, log, settings.failureLimit, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
+const { db, pool } = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
+const pipeline = new DeliveryPipeline(db, log, settings.failureLimit, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
 
 port.on('message', (message: ToDeliveryThread) => {
   if ('rows' in message) {
@@ -23,7 +23,7 @@ port.on('message', (message: ToDeliveryThread) => {
   }
   pipeline
     .close()
-    .then(database.close)
+    .then(() => pool.end())
     .catch((err: unknown) => log.error({ err }, 'closing the webhook delivery thread failed'))
     .finally(() => process.exit(0));
 });

@@ -4,13 +4,17 @@ import { TickBatcher } from '../db/tick-batcher.js';
 import * as store from './store.js';
 import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
 
-/** Under a steady stream of events, at most one outbox statement per this many ms: its fixed cost (planning, a commit) is shared by more rows. */
+/**
+ * Under a steady stream of events, at most one outbox statement per this many ms: its fixed
+ * cost (planning, a commit) is shared by more rows.
+ */
 const SPACING_MS = 20;
 
 /**
  * Stores postpublish deliveries: the rows queued before a flush go in one INSERT (see
- * TickBatcher: the next turn, at most one every SPACING_MS), then they are handed to the worker. Publishing only appends to an array. The rows the worker has room
- * for are stored already claimed by it, so sending them needs no claim statement.
+ * TickBatcher: the next turn, at most one every SPACING_MS), then they are handed to the
+ * worker. Publishing only appends to an array. The rows the worker has room for are stored
+ * already claimed by it, so sending them needs no claim statement.
  */
 export class OutboxWriter {
   private readonly batcher: TickBatcher<store.OutboxRow>;

@@ -17,14 +17,3 @@ export interface Attempt {
 }
 
 export const succeeded = (a: Attempt) => a.statusCode >= 200 && a.statusCode < 300;
-
-/** An attempt that got no HTTP answer, for the reason given. */
-export const unanswered = (d: Pick<Attempt, 'webhookId' | 'messageId' | 'eventType' | 'attempt'>, error: string): Attempt => ({
-  webhookId: d.webhookId,
-  messageId: d.messageId,
-  eventType: d.eventType,
-  attempt: d.attempt,
-  statusCode: 0,
-  elapsedMs: 0,
-  error,
-});

@@ -4,7 +4,7 @@ import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
 import { budget, send } from './sender.js';
 import * as store from './store.js';
-import { succeeded, unanswered, type Attempt } from './types.js';
+import { succeeded, type Attempt } from './types.js';
 
 const BATCH = 500;
 /** How long a claim holds a delivery; after that another worker may take it. */
@@ -122,8 +122,8 @@ export class DeliveryWorker {
   }
 
   private attempt(row: store.ClaimedRow, target: store.DeliveryTarget | undefined, deadline: AbortSignal): Promise<Attempt> {
-    const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, body: row.body, attempt: row.attempts };
-    if (target === undefined) return Promise.resolve(unanswered(delivery, 'the webhook no longer exists'));
-    return send(target.secret, { ...delivery, url: target.url }, deadline);
+    const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, attempt: row.attempts };
+    if (target === undefined) return Promise.resolve({ ...delivery, statusCode: 0, elapsedMs: 0, error: 'the webhook no longer exists' });
+    return send(target.secret, { ...delivery, body: row.body, url: target.url }, deadline);
   }
 }
