@@ -24,6 +24,13 @@ const byteSize = v.pipe(
   v.minValue(1024, 'must be at least 1kb'),
 );
 
+const SECONDS_PER = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+const duration = v.pipe(
+  v.string(),
+  v.regex(/^\d+[smhd]?$/, 'must be a duration like 3600, 90m, 12h or 7d'),
+  v.transform((s) => Number.parseInt(s, 10) * SECONDS_PER[(/[smhd]$/.exec(s)?.[0] ?? 's') as keyof typeof SECONDS_PER]),
+);
+
 const EnvSchema = v.object({
   PORT: v.optional(port, '3000'),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '0.0.0.0'),
@@ -40,6 +47,7 @@ const EnvSchema = v.object({
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
+  WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
 });
 
 export type Config = {
@@ -59,6 +67,8 @@ export type Config = {
   wsMaxBackpressure: number;
   wsIdleTimeoutSeconds: number;
   webhookFailureLimit: number;
+  /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
+  webhookLogRetentionSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -88,5 +98,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
+    webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
   };
 }

@@ -21,3 +21,9 @@ const generator = new V7Generator(new PooledRandom());
 export const newId = (): string => generator.generate().toString();
 
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url');
+
+/** An id that sorts after every id made before `ms` and before every id made at or after it. */
+export function idAt(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}

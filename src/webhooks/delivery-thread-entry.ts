@@ -14,7 +14,7 @@ lowerPriority();
 const log = createLogger(settings.logLevel, { buffered: false }).child({ area: 'webhooks', thread: 'delivery' });
 // The outbox writer and the delivery loop each run one statement at a time.
 const { db, pool } = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
-const pipeline = new DeliveryPipeline(db, log, settings.failureLimit, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
+const pipeline = new DeliveryPipeline(db, log, settings, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
 
 port.on('message', (message: ToDeliveryThread) => {
   if ('rows' in message) {

@@ -2,13 +2,12 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.js';
-import type { Deliveries } from './pipeline.js';
+import type { Deliveries, PipelineSettings } from './pipeline.js';
 import type { OutboxRow } from './store.js';
 
-export interface DeliveryThreadSettings {
+export interface DeliveryThreadSettings extends PipelineSettings {
   databaseUrl: string;
   logLevel: string;
-  failureLimit: number;
 }
 
 export type ToDeliveryThread = { rows: OutboxRow[] } | { close: true };

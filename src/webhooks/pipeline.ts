@@ -2,6 +2,7 @@ import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { OutboxWriter } from './outbox.js';
 import type { OutboxRow } from './store.js';
+import { LogPruner } from './log-pruner.js';
 import { DeliveryWorker } from './worker.js';
 
 /** Where publishing hands its postpublish deliveries: stored, then sent, off the request path. */
@@ -11,15 +12,25 @@ export interface Deliveries {
   close(): Promise<void>;
 }
 
-/** The outbox writer and the delivery worker on one database, in the thread that builds it. */
+export interface PipelineSettings {
+  /** Failed deliveries in a row after which a hook is disabled. */
+  failureLimit: number;
+  /** See LogPruner; 0 keeps every delivery. */
+  logRetentionSeconds: number;
+}
+
+/** The outbox writer, the delivery worker and the log pruner on one database, in the thread that builds them. */
 export class DeliveryPipeline implements Deliveries {
   private readonly worker: DeliveryWorker;
   private readonly outbox: OutboxWriter;
+  private readonly pruner: LogPruner;
 
-  constructor(db: Db, log: Logger, failureLimit: number, onDisabled: (appId: string) => void) {
-    this.worker = new DeliveryWorker(db, failureLimit, log, onDisabled);
+  constructor(db: Db, log: Logger, settings: PipelineSettings, onDisabled: (appId: string) => void) {
+    this.worker = new DeliveryWorker(db, settings.failureLimit, log, onDisabled);
     this.outbox = new OutboxWriter(db, log, this.worker);
+    this.pruner = new LogPruner(db, log, settings.logRetentionSeconds);
     this.worker.start();
+    this.pruner.start();
   }
 
   add(rows: OutboxRow[]): void {
@@ -27,6 +38,7 @@ export class DeliveryPipeline implements Deliveries {
   }
 
   async close(): Promise<void> {
+    await this.pruner.stop();
     await this.outbox.drain();
     await this.worker.stop();
   }

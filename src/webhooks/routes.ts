@@ -83,8 +83,8 @@ export function webhooksArea(core: Core): Area {
 
 /** On Postgres deliveries get a thread of their own; the embedded database lives in this thread, so they stay here. */
 function startDeliveries(core: Core, log: Logger, onDisabled: (appId: string) => void): Deliveries {
-  const failureLimit = core.config.webhookFailureLimit;
+  const settings = { failureLimit: core.config.webhookFailureLimit, logRetentionSeconds: core.config.webhookLogRetentionSeconds };
   const databaseUrl = core.config.databaseUrl;
-  if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, failureLimit, onDisabled);
-  return new DeliveryThread({ databaseUrl, logLevel: core.config.logLevel, failureLimit }, log, onDisabled);
+  if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, settings, onDisabled);
+  return new DeliveryThread({ ...settings, databaseUrl, logLevel: core.config.logLevel }, log, onDisabled);
 }

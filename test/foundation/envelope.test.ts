@@ -178,6 +178,7 @@ describe('configuration (own server processes)', () => {
       ['PORT', 'eighty'],
       ['MANAGE_TOKEN', 'short'],
       ['DATABASE_URL', 'mysql://localhost/db'],
+      ['WEBHOOK_LOG_RETENTION', '7 days'],
     ] as const;
     const outcomes = await Promise.all(
       cases.map(([name, value]) =>

@@ -26,7 +26,7 @@ async function createHook(api: TestApp['api'], fields: Record<string, unknown>) 
   return res.body.data.id as string;
 }
 
-const logOf = (api: TestApp['api'], id: string) => api.get(`webhook/hooks/${id}/logentries`).then((r) => r.body.data.logentries as { statuscode: number; completed: boolean; eventtype: string; elapsed: number; payload: { id: string } }[]);
+const logOf = (api: TestApp['api'], id: string) => api.get(`webhook/hooks/${id}/logentries`).then((r) => r.body.data.logentries as { statuscode: number; completed: boolean; eventtype: string; elapsed: number; attempt: number; payload: { id: string } | null }[]);
 
 describe('postpublish delivery', () => {
   it('delivers a signed event to a receiver answering 200 and logs it', async () => {
@@ -47,7 +47,7 @@ describe('postpublish delivery', () => {
 
     const log = await eventually(() => logOf(api, id), (l) => l.length === 1);
     expect(log[0]).toMatchObject({ eventtype: 'chatspeech', statuscode: 200, completed: true });
-    expect(log[0]?.payload.id).toBe(got?.body.id);
+    expect(log[0]?.payload?.id).toBe(got?.body.id);
   });
 
   it('deletes a hook with its log; another app cannot touch it', async () => {
@@ -136,6 +136,35 @@ describe('postpublish delivery', () => {
       // Longer than the first retry's backoff (at most 1 s): neither 'three' nor a retry arrives.
       await new Promise((r) => setTimeout(r, 2500));
       expect(failing.received).toHaveLength(seen);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('forgets deliveries older than WEBHOOK_LOG_RETENTION, but keeps a message until it is delivered', async () => {
+    const server = await spawnServer({ WEBHOOK_LOG_RETENTION: '2s' });
+    try {
+      const { api, webhooksecret } = await newApp({}, server.url);
+      const ok = await receiver(() => 200);
+      // Three failures: the fourth attempt comes 3.5 to 7 s after the first, after the retention.
+      const late = await receiver((n) => (n < 3 ? 500 : 200));
+      const okId = await createHook(api, { label: 'ok', url: ok.url });
+      const lateId = await createHook(api, { label: 'late', url: late.url });
+      const { say } = await roomWithUser(api);
+      await say('short-lived');
+      const [entry] = await eventually(() => logOf(api, okId), (l) => l.length === 1);
+      expect(entry?.payload).not.toBeNull();
+
+      const attempts = await late.waitFor(4, 20_000);
+      const [first, , , fourth] = attempts;
+      expect(fourth?.raw).toBe(first?.raw);
+      expect(verifySignature(webhooksecret, fourth as NonNullable<typeof fourth>)).toBe(true);
+      // Once delivered, the old message goes at the next pass; the fourth attempt's entry stays
+      // until it is itself older than the retention, without its payload meanwhile.
+      const orphaned = await eventually(() => logOf(api, lateId), (l) => l.length === 1 && l[0]?.payload === null);
+      expect(orphaned[0]).toMatchObject({ attempt: 4, statuscode: 200, completed: true });
+      await eventually(() => logOf(api, lateId), (l) => l.length === 0);
+      expect(await logOf(api, okId)).toEqual([]);
     } finally {
       await server.stop();
     }
