@@ -1,8 +1,8 @@
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { LogPruner } from './log-pruner.js';
 import { OutboxWriter } from './outbox.js';
 import type { OutboxRow } from './store.js';
-import { LogPruner } from './log-pruner.js';
 import { DeliveryWorker } from './worker.js';
 
 /** Where publishing hands its postpublish deliveries: stored, then sent, off the request path. */
