@@ -34,6 +34,12 @@ export async function rows<T>(q: Queryable, statement: SQL): Promise<T[]> {
   return result.rows;
 }
 
+/** How many rows a `delete … returning 1` removed, counted in the database rather than shipped. */
+export async function deletedCount(q: Queryable, deletion: SQL): Promise<number> {
+  const [found] = await rows<{ n: number }>(q, sql`with gone as (${deletion}) select count(*)::int as n from gone`);
+  return found?.n ?? 0;
+}
+
 type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 /** Per database, how it runs a named statement (see `preparedRows`). */
 const namedQueries = new WeakMap<Queryable, NamedQuery>();

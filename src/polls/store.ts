@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { intArray, textArray } from '../db/arrays.js';
-import { rows, type Queryable } from '../db/client.js';
+import { deletedCount, rows, type Queryable } from '../db/client.js';
 import { pollChoices, pollLeads, pollResponses, polls } from '../db/schema/index.js';
 import { groupBy } from '../group-by.js';
 import type { Choice, Lead, NewChoice, NewPoll, Poll, PollResponse } from './types.js';
@@ -186,13 +186,8 @@ export async function recordVotesIfUnchanged(q: Queryable, pollId: string, versi
   return row?.version;
 }
 
-export async function deleteResponses(q: Queryable, pollId: string, choiceId?: string): Promise<number> {
-  const [row] = await rows<{ n: number }>(
-    q,
-    sql`with removed as (delete from ${pollResponses} where poll_id = ${pollId} ${choiceId === undefined ? sql`` : sql`and choice_id = ${choiceId}`} returning 1)
-        select count(*)::int as n from removed`,
-  );
-  return row?.n ?? 0;
+export function deleteResponses(q: Queryable, pollId: string, choiceId?: string): Promise<number> {
+  return deletedCount(q, sql`delete from ${pollResponses} where poll_id = ${pollId} ${choiceId === undefined ? sql`` : sql`and choice_id = ${choiceId}`} returning 1`);
 }
 
 /** Oldest first, after the id the previous page ended on. */

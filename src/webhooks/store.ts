@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
 import { boolArray, intArray, textArray } from '../db/arrays.js';
-import { preparedRows, rows, type Queryable } from '../db/client.js';
+import { deletedCount, preparedRows, type Queryable } from '../db/client.js';
 import { applications, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
 import type { LogEntry, NewLogEntry, Webhook } from './types.js';
 
@@ -197,28 +197,18 @@ export async function settle(q: Queryable, s: Settlement, limit: number): Promis
 }
 
 /** Deletes up to `limit` log entries with ids before `before` (older attempts); returns how many. */
-export async function pruneLog(q: Queryable, before: string, limit: number): Promise<number> {
-  const [found] = await rows<{ n: number }>(
-    q,
-    sql`with gone as (
-          delete from ${webhookLog} where id in (select id from ${webhookLog} where id < ${before} order by id limit ${limit} for update skip locked)
-          returning 1)
-        select count(*)::int as n from gone`,
-  );
-  return found?.n ?? 0;
+export function pruneLog(q: Queryable, before: string, limit: number): Promise<number> {
+  return deletedCount(q, sql`delete from ${webhookLog} where id in (select id from ${webhookLog} where id < ${before} order by id limit ${limit} for update skip locked) returning 1`);
 }
 
 /** Deletes up to `limit` messages with ids before `before` that are no longer waiting in the outbox; returns how many. */
-export async function pruneMessages(q: Queryable, before: string, limit: number): Promise<number> {
-  const [found] = await rows<{ n: number }>(
+export function pruneMessages(q: Queryable, before: string, limit: number): Promise<number> {
+  return deletedCount(
     q,
-    sql`with gone as (
-          delete from ${webhookMessages} where id in (
-            select m.id from ${webhookMessages} m
-            where m.id < ${before} and not exists (select 1 from ${webhookOutbox} o where o.id = m.id)
-            order by m.id limit ${limit} for update of m skip locked)
-          returning 1)
-        select count(*)::int as n from gone`,
+    sql`delete from ${webhookMessages} where id in (
+          select m.id from ${webhookMessages} m
+          where m.id < ${before} and not exists (select 1 from ${webhookOutbox} o where o.id = m.id)
+          order by m.id limit ${limit} for update of m skip locked)
+        returning 1`,
   );
-  return found?.n ?? 0;
 }
