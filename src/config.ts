@@ -28,7 +28,8 @@ const SECONDS_PER = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 const duration = v.pipe(
   v.string(),
   v.regex(/^\d+[smhd]?$/, 'must be a duration like 3600, 90m, 12h or 7d'),
-  v.transform((s) => Number.parseInt(s, 10) * SECONDS_PER[(/[smhd]$/.exec(s)?.[0] ?? 's') as keyof typeof SECONDS_PER]),
+  // A bare number ends in a digit, which is no unit: seconds.
+  v.transform((s) => Number.parseInt(s, 10) * (SECONDS_PER[s.at(-1) as keyof typeof SECONDS_PER] ?? 1)),
 );
 
 const EnvSchema = v.object({

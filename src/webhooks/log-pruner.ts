@@ -17,15 +17,12 @@ export class LogPruner {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
   private stopped = false;
-  private readonly intervalMs: number;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly retentionSeconds: number,
-  ) {
-    this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, (retentionSeconds * 1000) / 10));
-  }
+  ) {}
 
   /** Does nothing when the retention is 0 (keep everything). */
   start(): void {
@@ -44,7 +41,7 @@ export class LogPruner {
         this.pass = undefined;
         if (!this.stopped) this.schedule();
       });
-    }, this.intervalMs);
+    }, Math.min(MAX_INTERVAL_MS, Math.max(1000, (this.retentionSeconds * 1000) / 10)));
     this.timer.unref();
   }
 
