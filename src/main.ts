@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushed, type Logger } from './logger.js';
 import { startServer } from './server.js';
 import { announceFirstRun } from './manage/first-run.js';
 
@@ -13,7 +13,15 @@ try {
 }
 const log = createLogger(config.logLevel);
 
-const server = await startServer(config, log);
+/** A fatal error is written out before the process exits. */
+async function exitFatal(log: Logger, err: unknown, message: string): Promise<never> {
+  log.fatal({ err }, message);
+  await flushed(log);
+  process.exit(1);
+}
+process.on('uncaughtException', (err) => void exitFatal(log, err, 'uncaught exception'));
+
+const server = await startServer(config, log).catch((err: unknown) => exitFatal(log, err, 'start failed'));
 await announceFirstRun(server, config);
 
 let stopping = false;
@@ -23,10 +31,7 @@ const shutdown = (signal: string) => {
   log.info({ signal }, 'shutting down');
   server.stop().then(
     () => log.flush(() => process.exit(0)),
-    (err: unknown) => {
-      log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    },
+    (err: unknown) => void exitFatal(log, err, 'shutdown failed'),
   );
 };
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -2,9 +2,10 @@ import type { Config } from '../config.js';
 import type { RunningServer } from '../server.js';
 
 /**
- * Secrets a newcomer needs are written once to standard output, deliberately not through the
- * logger (logs carry no secrets): a generated manage token, and on the embedded default's
- * first start an application with its token, so the API can be called at once.
+ * Secrets a newcomer needs are written once to standard error, deliberately not through the
+ * logger (logs carry no secrets) and apart from its JSON lines on standard output: a generated
+ * manage token, and on the embedded default's first start an application with its token, so the
+ * API can be called at once.
  */
 export async function announceFirstRun(server: RunningServer, config: Config): Promise<void> {
   const lines: string[] = [];
@@ -16,5 +17,5 @@ export async function announceFirstRun(server: RunningServer, config: Config): P
     lines.push(`First start: created application "default"`, `  appid: ${app.id}`, `  x-api-token: ${token}`);
     lines.push(`  try: curl -H 'x-api-token: ${token}' http://localhost:${server.port}/api/v3/${app.id}/user/users/`);
   }
-  if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 }

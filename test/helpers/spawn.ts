@@ -8,12 +8,17 @@ export const MANAGE_TOKEN = 'test-manage-token-0123456789';
 /** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
 export const NODE_FLAGS = ['--max-semi-space-size=64'];
 const ROOT = new URL('../..', import.meta.url).pathname;
+/** How the server is run: from source through tsx (what the tests run), or built (`npm run build`, what production runs). */
+export const FROM_SOURCE = ['--import', 'tsx', 'src/main.ts'];
+export const BUILT = ['dist/main.js'];
 
 export interface SpawnedServer {
   url: string;
   port: number;
   process: ChildProcess;
+  /** Standard output and standard error, interleaved as they arrived. */
   output(): string;
+  stdout(): string;
   stop(): Promise<void>;
 }
 
@@ -32,17 +37,21 @@ export async function freePort(): Promise<number> {
  * Starts the real server (src/main.ts) as its own process on a free loopback port. It uses
  * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database.
  */
-export async function spawnServer(env: Record<string, string> = {}): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE): Promise<SpawnedServer> {
   const port = await freePort();
   const dataDir = env['DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'engage-test-'));
   const ownsDataDir = env['DATA_DIR'] === undefined;
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...entry], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  let stdout = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+    stdout += d.toString();
+  });
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
@@ -65,6 +74,7 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
     port,
     process: child,
     output: () => output,
+    stdout: () => stdout,
     async stop() {
       await stopProcess(child, 5000);
       if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
