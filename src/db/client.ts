@@ -10,6 +10,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 
 /** The one database type every store uses: node-postgres and PGlite both satisfy it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -97,7 +98,8 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   const release = lockDataDir(dataDir);
   let client: PGlite;
   try {
-    client = new PGlite(dataDir);
+    await initEmbeddedCluster(dataDir);
+    client = new PGlite(dataDir, EMBEDDED_OPTIONS);
     const db = drizzlePglite(client);
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
     log.info({ dataDir }, 'embedded database ready, migrations applied');

@@ -1,0 +1,26 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+
+/**
+ * Postgres' default 128 MB of shared buffers live in PGlite's WebAssembly memory, all of it
+ * resident once touched; 32 MB keeps the embedded default small (pages beyond them are read
+ * back from the operating system's file cache). Durability settings stay as they are.
+ */
+export const EMBEDDED_OPTIONS: PGliteOptions = {
+  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
+};
+
+/**
+ * Creates the embedded database cluster in `dataDir` if it has none, in a child process: PGlite's
+ * initdb leaves some 500 MB of freed memory with the process that ran it, which the allocator
+ * does not give back to the system. Run apart, that memory goes when the child exits.
+ */
+export async function initEmbeddedCluster(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); await new PGlite(process.argv[1]).close();`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, dataDir]);
+}
