@@ -5,7 +5,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# Production dependencies only; --omit=optional also drops typescript, which valibot names as an
+# optional peer (npm counts it optional, not dev).
+RUN npm run build && npm prune --omit=dev --omit=optional
+# uWebSockets.js ships a binary per platform and Node ABI: keep only this image's (linux x64).
+RUN find node_modules/uWebSockets.js/dist/bin -name '*.node' ! -name "uws_linux_x64_$(node -p process.versions.modules).node" -delete
 
 FROM node:22-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/data
