@@ -23,7 +23,7 @@ export function usersArea(core: Core): Area {
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.params.userid as string);
           if (ctx.body.role !== undefined) assertAdmin(ctx);
-          const user = await users.ensure(ctx.app, { userid: ctx.params.userid as string, ...ctx.body }, { requireDisplayName: true, onHandleTaken: 'reject' });
+          const user = await users.ensure(ctx.app, { userid: ctx.params.userid as string, ...ctx.body }, { onHandleTaken: 'reject' });
           return ok(userView(user));
         },
       }),
@@ -105,8 +105,8 @@ export function usersArea(core: Core): Area {
           assertActingAs(ctx, ctx.body.userid);
           if (ctx.app.userReportsLimit <= 0) throw preconditionFailed('User reporting is not enabled for this application.');
           const user = await users.require(ctx.app, ctx.params.userid as string);
-          const recorded = await users.report(ctx.app, user.userId, ctx.body.userid, ctx.body.reporttype);
-          return ok(userView(user), recorded ? 'User reported.' : 'User was already reported by this user.');
+          const reported = await users.report(ctx.app, user.userId, ctx.body.userid, ctx.body.reporttype);
+          return ok(userView(reported ?? user), reported !== undefined ? 'User reported.' : 'User was already reported by this user.');
         },
       }),
       route({

@@ -102,7 +102,8 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
         assertModerator(ctx);
         assertActingAs(ctx, ctx.body.byuserid);
         const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
-        return ok(await effects.purge(ctx.app, room, ctx.body.userid, ctx.body.byuserid), 'User messages purged.');
+        const { event, purged } = await effects.purge(ctx.app, room, ctx.body.userid, ctx.body.byuserid);
+        return ok(event, `The user's ${purged} messages were purged.`);
       },
     }),
     route({

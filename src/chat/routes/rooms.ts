@@ -39,13 +39,17 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
         const { roomid, customid, entity } = ctx.query;
         if (roomid.length === 0 && customid.length === 0) throw badRequest('You must specify at least one roomid or customid', { roomid: 'give a roomid or customid' });
         const found = await findRooms(core.db, ctx.app.id, roomid, customid);
-        const details = found.map((r) => ({
-          roomid: r.id,
-          customid: r.customId,
-          ...(entity.includes('room') ? { room: roomView(r) } : {}),
-          ...(entity.includes('numparticipants') ? { numparticipants: r.inRoom } : {}),
-          ...(entity.includes('lastmessagetime') ? { lastmessagetime: r.lastMessageAt?.toISOString() ?? null } : {}),
-        }));
+        // Each figure under api-v3.md's name and the SDKs' (inroom, mostrecentmessagetime).
+        const details = found.map((r) => {
+          const lastMessageTime = r.lastMessageAt?.toISOString() ?? null;
+          return {
+            roomid: r.id,
+            customid: r.customId,
+            ...(entity.includes('room') ? { room: roomView(r) } : {}),
+            ...(entity.includes('numparticipants') ? { numparticipants: r.inRoom, inroom: r.inRoom } : {}),
+            ...(entity.includes('lastmessagetime') ? { lastmessagetime: lastMessageTime, mostrecentmessagetime: lastMessageTime } : {}),
+          };
+        });
         return ok({ kind: 'chat.room.list.extendeddetails', itemcount: details.length, details });
       },
     }),
