@@ -2,7 +2,7 @@ import type { Area, Core } from '../core.js';
 import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
 import { decodeCursor, isString, listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { badRequest, preconditionFailed } from '../http/errors.js';
-import { ok, route } from '../http/route.js';
+import { ok, route, type RequestContext } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
 import * as store from './store.js';
 import { userView } from './views.js';
@@ -14,6 +14,18 @@ const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as c
 
 export function usersArea(core: Core): Area {
   const { users, db } = core;
+  const reportedUsers = async (ctx: RequestContext, page: { cursor: string; limit: number }) => {
+    assertModerator(ctx);
+    const before = page.cursor === '' ? undefined : decodeCursor(page.cursor, isQueueKey);
+    const rows = await store.listReportedUsers(db, ctx.app.userPool, before, page.limit + 1);
+    const { items, next } = pageOf(rows, page.limit, (r): QueueKey => [r.lastkey, r.user_id]);
+    const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
+    const reported = items.map((r) => {
+      const user = byId.get(r.user_id);
+      return { kind: 'app.reporteduser', userid: r.user_id, user: user === undefined ? null : userView(user), reports: r.reports, reportcount: r.reports.length };
+    });
+    return ok(listPayload('list.reportedusers', 'reportedusers', reported, next));
+  };
   return {
     routes: [
       route({
@@ -113,18 +125,14 @@ export function usersArea(core: Core): Area {
         method: 'GET',
         path: 'user/moderation/queues/reportedusers',
         query: Paging,
-        handler: async (ctx) => {
-          assertModerator(ctx);
-          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isQueueKey);
-          const rows = await store.listReportedUsers(db, ctx.app.userPool, before, ctx.query.limit + 1);
-          const { items, next } = pageOf(rows, ctx.query.limit, (r): QueueKey => [r.lastkey, r.user_id]);
-          const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
-          const reported = items.map((r) => {
-            const user = byId.get(r.user_id);
-            return { kind: 'app.reporteduser', userid: r.user_id, user: user === undefined ? null : userView(user), reports: r.reports, reportcount: r.reports.length };
-          });
-          return ok(listPayload('list.reportedusers', 'reportedusers', reported, next));
-        },
+        handler: async (ctx) => reportedUsers(ctx, ctx.query),
+      }),
+      // The JS SDK lists the queue with a POST whose body holds the paging.
+      route({
+        method: 'POST',
+        path: 'user/moderation/queues/reportedusers',
+        body: Paging,
+        handler: async (ctx) => reportedUsers(ctx, ctx.body),
       }),
     ],
   };

@@ -120,7 +120,10 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
           ctx.query.limit,
           (e) => e.key,
         );
-        return ok(listPayload('chat.list.roomusereffects', 'usereffects', items.map((e) => e.item), next));
+        const page = items.map((e) => e.item);
+        // `effects` in the SDKs' shape ({user, effect}) beside api-v3.md's `usereffects`.
+        const sdkEffects = page.map((e) => ({ user: e.user, effect: { effecttype: e.effecttype, expires: e.expires, userid: e.userid } }));
+        return ok({ ...listPayload('chat.list.roomusereffects', 'usereffects', page, next), effects: sdkEffects });
       },
     }),
   ];

@@ -4,6 +4,7 @@ import { assertModerator } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
+import { moderatedRoomView } from '../moderation/room-view.js';
 import { findRooms, listRooms } from '../store/rooms.js';
 import { roomView } from '../views.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
@@ -56,7 +57,8 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid',
-      handler: async (ctx) => ok(roomView(await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
+      // With who is bounced, shadow banned, ... in it: the SDKs read bouncedusers and shadowbannedusers here.
+      handler: async (ctx) => ok(await moderatedRoomView(chat.context, core.db, ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
     }),
     route({
       method: 'GET',
