@@ -19,7 +19,7 @@ const server = external === undefined ? await spawnServer({ LOG_LEVEL: 'warn' })
 try {
   const app = await benchApp(external ?? (server?.url as string));
   const poll = await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'bench' });
-  const { choices } = await app.call<{ choices: { id: string }[] }>('POST', `poll/poll/${poll.id}/choice`, { choices: [{ title: 'A' }, { title: 'B' }, { title: 'C' }, { title: 'D' }] });
+  const choices = await app.call<{ id: string }[]>('POST', `poll/poll/${poll.id}/choice`, { choices: [{ title: 'A' }, { title: 'B' }, { title: 'C' }, { title: 'D' }] });
 
   const ceiling = await startCeiling();
   const top = await load({ url: `${ceiling.url}/x`, method: 'POST', body: '{}', connections, durationSeconds: 5 });

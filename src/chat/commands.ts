@@ -66,7 +66,7 @@ export class Commands {
     if (!sender.staff || actor?.role === 'user') throw forbidden('Admin commands need a moderator or admin.');
     const op = (match[1] as string).toLowerCase();
     const target = await this.core.users.require(app, match[2] as string);
-    if (op === 'purge') return result('purge', null, null, await this.messages.purge(app, room, target.userId, userId));
+    if (op === 'purge') return result('purge', null, null, (await this.messages.purge(app, room, target.userId, userId)).event);
     await this.core.users.setEffect(app, target.userId, 'banned', op === 'ban', undefined);
     return result(op, null, null);
   }

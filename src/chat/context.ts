@@ -77,6 +77,6 @@ export interface ChatContext {
     /** Ends the user's session and subscription in the room (bounce); true when they were in it. */
     remove(app: Application, room: Room, userid: string): Promise<boolean>;
   };
-  /** Removes the user's events in the room and publishes a `purge` event naming them (chatpurge hook). */
-  purge(app: Application, room: Room, userid: string, byUserId: string): Promise<EventView>;
+  /** Removes the user's events in the room and publishes a `purge` event naming them (chatpurge hook); `purged` counts the removed events. */
+  purge(app: Application, room: Room, userid: string, byUserId: string): Promise<{ event: EventView; purged: number }>;
 }

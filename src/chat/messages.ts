@@ -80,11 +80,13 @@ export class Messages {
     return this.remove(app, room, event, byUserId ?? null);
   }
 
-  /** Removes the user's events in the room and publishes `purge` naming them. */
-  async purge(app: Application, room: Room, userId: string, byUserId: string): Promise<EventView> {
-    return this.posting.system(app, room, { eventtype: 'purge', userid: userId, custompayload: JSON.stringify({ byuserid: byUserId }) }, async (tx) => {
-      await deleteUserEvents(tx, app.id, userId, room.id);
+  /** Removes the user's events in the room and publishes `purge` naming them; `purged` counts the removed events. */
+  async purge(app: Application, room: Room, userId: string, byUserId: string): Promise<{ event: EventView; purged: number }> {
+    let purged = 0;
+    const event = await this.posting.system(app, room, { eventtype: 'purge', userid: userId, custompayload: JSON.stringify({ byuserid: byUserId }) }, async (tx) => {
+      purged = await deleteUserEvents(tx, app.id, userId, room.id);
     });
+    return { event, purged };
   }
 
   private async remove(app: Application, room: Room, event: ChatEvent, byUserId: string | null) {

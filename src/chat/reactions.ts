@@ -6,7 +6,7 @@ import type { EventView, Room } from './context.js';
 import type { Messages } from './messages.js';
 import type { Posting } from './posting.js';
 
-/** Adds or removes `userId`'s reaction of `type`; reactions without users disappear. */
+/** Adds or removes `userId`'s reaction of `type`; a reaction un-reacted to zero keeps its entry, with no users (as the SDKs expect). */
 export function applyReaction(reactions: StoredReaction[], type: string, userId: string, reacted: boolean): StoredReaction[] {
   const out = reactions.map((r) => ({ type: r.type, users: r.users.filter((u) => u !== userId || r.type !== type) }));
   if (reacted) {
@@ -14,7 +14,7 @@ export function applyReaction(reactions: StoredReaction[], type: string, userId:
     if (existing === undefined) out.push({ type, users: [userId] });
     else existing.users.push(userId);
   }
-  return out.filter((r) => r.users.length > 0);
+  return out;
 }
 
 /** Reactions (`like`, `emoji:...`): a `reaction` event whose replyto is the updated target. */

@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
-import { conflict, forbidden } from '../http/errors.js';
+import { blockedByRule, conflict, forbidden } from '../http/errors.js';
+import { hasProfanity } from '../text/profanity.js';
 import { newId } from '../ids.js';
 import { effectActive, type UserInput } from '../users/types.js';
 import type { EventView, Room } from './context.js';
@@ -40,6 +41,12 @@ function patchOf(body: RoomBody): RoomPatch {
   return p;
 }
 
+/** In a room with the profanity filter on, a profane display name or handle is refused before anything is written (api-v3.md, Join Room). */
+function assertCleanName(input: UserInput): void {
+  if (input.displayname !== undefined && hasProfanity(input.displayname)) throw blockedByRule('The display name contains words that are not allowed in this room.');
+  if (input.handle !== undefined && hasProfanity(input.handle)) throw blockedByRule('The handle contains words that are not allowed in this room.');
+}
+
 async function unique<T>(customId: string | null | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
@@ -61,7 +68,8 @@ export class RoomService {
   ) {}
 
   async create(app: Application, body: RoomBody & { name: string }): Promise<Room> {
-    const patch = patchOf(body);
+    // enter/exit events are opt-in on create (api-surface.md, settled from the SDKs).
+    const patch = { enableEnterAndExit: false, ...patchOf(body) };
     return unique(patch.customId, () => insertRoom(this.core.db, { ...patch, name: body.name, id: newId(), appId: app.id }));
   }
 
@@ -103,7 +111,8 @@ export class RoomService {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
     if (room.private && !(await isAllowed(this.core.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
-    const user = await this.core.users.ensure(app, input, { requireDisplayName: false, onHandleTaken: 'variant' });
+    if (room.enableProfanityFilter) assertCleanName(input);
+    const user = await this.core.users.ensure(app, input, { onHandleTaken: 'variant' });
     const { entered, subscription } = await this.participation.join(app, room, user.userId);
     if (entered && room.enableEnterAndExit) await this.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     return { user, subscription };

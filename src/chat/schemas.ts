@@ -18,14 +18,15 @@ const roomFields = {
   delaymessageseconds: v.optional(integer(0, 86_400)),
   roomisopen: v.optional(flag()),
   maxreports: v.optional(integer(0, 1_000_000)),
-  customid: v.optional(text(250)),
+  // null (as a room read back carries it, which the SDKs send to update): none.
+  customid: v.optional(v.nullable(text(250))),
   customtype: v.optional(text(250)),
   custompayload: v.optional(text(65_536)),
   customfield1: customField(),
   customfield2: customField(),
   customtags: v.optional(stringList(100)),
   private: v.optional(flag()),
-  ownerid: v.optional(text(250)),
+  ownerid: v.optional(v.nullable(text(250))),
 };
 
 export const CreateRoom = v.object({ name: requiredText(250), ...roomFields });

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   }
   const name = args.name?.trim() ?? '';
   if (name === '') fail(`--name is required.\n${USAGE}`, 2);
-  const limitText = args.userreportslimit ?? '0';
+  const limitText = args.userreportslimit ?? '3';
   if (!/^\d+$/.test(limitText)) fail(`--userreportslimit must be a whole number.\n${USAGE}`, 2);
   const organizationId = args.organizationid?.trim() || undefined;
 

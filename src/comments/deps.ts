@@ -40,6 +40,7 @@ export function publishedEvent(app: Application, conversation: Conversation, com
     containerTags: conversation.customTags,
     entity: 'comment',
     containerId: conversation.conversationId,
+    containerCustomId: conversation.customId,
     payload: view,
     notify,
     actorUserId: comment.userId,

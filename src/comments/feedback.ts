@@ -2,6 +2,7 @@ import type { Application } from '../apps/types.js';
 import type { Tx } from '../db/client.js';
 import { insertReport, lockComment, retally, setReaction, setVote, updateComment } from './comment-store.js';
 import { finish } from './changes.js';
+import { keepingEmptied } from './tally.js';
 import type { CommentsDeps, LiveType } from './deps.js';
 import type { VoteValue } from './schemas.js';
 import type { Comment, CommentView, Conversation } from './views.js';
@@ -20,7 +21,9 @@ export async function react(deps: CommentsDeps, app: Application, conversationId
   let added = false;
   const { conversation, view } = await change(deps, app, conversationId, commentId, userId, 'comment.reacted', async (tx, c) => {
     added = (await setReaction(tx, c.id, userId, reaction, reacted)) && reacted;
-    return retally(tx, c.id, 'reactions');
+    const recounted = await retally(tx, c.id, 'reactions');
+    const kept = recounted === undefined ? undefined : keepingEmptied(c.reactions, recounted.reactions);
+    return kept === undefined ? recounted : updateComment(tx, c.id, { reactions: kept });
   });
   if (added) {
     deps.hooks.afterPublish({
@@ -29,6 +32,7 @@ export async function react(deps: CommentsDeps, app: Application, conversationId
       containerTags: conversation.customTags,
       entity: 'comment',
       containerId: conversation.conversationId,
+      containerCustomId: conversation.customId,
       payload: view,
       notify: view.userid === userId ? [] : [{ userid: view.userid, type: 'reaction' }],
       actorUserId: userId,

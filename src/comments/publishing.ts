@@ -13,10 +13,18 @@ export interface NewComment extends Omit<CreateCommentInput, 'role'> {
   role: Role | undefined;
 }
 
+/** A closed conversation still takes comments from its owner and from moderators and admins. */
+async function assertMayCommentWhenClosed(deps: CommentsDeps, app: Application, conversation: Conversation, input: NewComment): Promise<void> {
+  if (conversation.ownerUserId === input.userid) return;
+  // A role the (trusted) request sets now counts, as it is stored before the comment.
+  const role = input.role ?? (await deps.users.get(app, input.userid))?.role ?? 'user';
+  if (role === 'user') throw forbidden(`Conversation ${conversation.conversationId} is closed: only its owner and moderators may comment.`);
+}
+
 /** Creates a comment or a reply (parent from the path, else from `replyto`); `blocked` when the profanity filter refuses it. */
 export async function createComment(deps: CommentsDeps, app: Application, conversationId: string, input: NewComment, pathParent: string | undefined): Promise<CommentView | 'blocked'> {
   const conversation = await deps.conversations.require(app, conversationId);
-  if (!conversation.open) throw forbidden(`Conversation ${conversationId} is closed: comments cannot be added.`);
+  if (!conversation.open) await assertMayCommentWhenClosed(deps, app, conversation, input);
   const parentId = pathParent ?? (input.replyto === undefined || input.replyto === '' ? undefined : input.replyto);
   const parent = parentId === undefined ? undefined : await findComment(deps.db, conversation.key, parentId);
   if (parentId !== undefined && parent === undefined) throw notFound(`Comment ${parentId} not found in conversation ${conversationId}; cannot reply to it.`);
@@ -24,7 +32,7 @@ export async function createComment(deps: CommentsDeps, app: Application, conver
   const fields = { handle: input.handle, displayname: input.displayname, pictureurl: input.pictureurl, profileurl: input.profileurl, role: input.role, customtags: input.usercustomtags };
   // Without user fields there is nothing to update: a known (cached) user is used as is.
   const bare = Object.values(fields).every((v) => v === undefined);
-  const user = (bare ? await deps.users.get(app, input.userid) : undefined) ?? (await deps.users.ensure(app, { userid: input.userid, ...fields }, { requireDisplayName: true, onHandleTaken: 'variant' }));
+  const user = (bare ? await deps.users.get(app, input.userid) : undefined) ?? (await deps.users.ensure(app, { userid: input.userid, ...fields }, { onHandleTaken: 'variant' }));
   if (effectActive(user.banned, user.bannedUntil)) throw forbidden(`User ${user.userId} is banned from commenting.`);
   if (accepted === 'blocked') return 'blocked';
 

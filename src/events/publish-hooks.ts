@@ -13,6 +13,8 @@ export interface PublishedEvent {
   entity: string;
   /** The room or conversation id. */
   containerId: string;
+  /** The room's or conversation's customid, when it has one. */
+  containerCustomId: string | null;
   /** The object as REST returns it (chat.event, comment.comment). */
   payload: unknown;
   /** Users to notify: the author of what was replied to, quoted or reacted to; mentioned handles. */

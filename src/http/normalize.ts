@@ -27,11 +27,12 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Query string to an object with folded keys; a repeated key becomes an array. */
+/** Query string to an object with folded keys; a repeated key becomes an array; an empty value counts as absent. */
 export function parseQuery(raw: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (raw === '') return out;
   for (const [key, value] of new URLSearchParams(raw)) {
+    if (value === '') continue;
     const folded = key.toLowerCase();
     const seen = Object.hasOwn(out, folded) ? out[folded] : undefined;
     if (seen === undefined) setOwn(out, folded, value);

@@ -7,7 +7,7 @@ import { applicationView } from './views.js';
 
 const CreateApplication = v.object({
   name: requiredText(200),
-  userreportslimit: v.optional(integer(0, 1_000_000), 0),
+  userreportslimit: v.optional(integer(0, 1_000_000), 3),
   useorganizationuserdatabase: v.optional(flag(), false),
   organizationid: v.optional(text(200)),
 });

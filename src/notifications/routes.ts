@@ -17,14 +17,29 @@ function owner(ctx: RequestContext): string {
   return userid;
 }
 
+const byChatEvent = (p: Record<string, string>) => ({ chatEventId: p['chateventid'] as string });
+
 /** The two ways to name notifications in a path: by id, or by the chat event they are about. */
 const TARGETS = [
   { path: `${BASE}/notifications/:notificationid`, target: (p: Record<string, string>) => ({ id: p['notificationid'] as string }) },
-  { path: `${BASE}/notificationsbyid/chateventid/:chateventid`, target: (p: Record<string, string>) => ({ chatEventId: p['chateventid'] as string }) },
+  { path: `${BASE}/notificationsbyid/chateventid/:chateventid`, target: byChatEvent },
 ];
+
+/** The path the JS SDK (3.17) deletes by chat event on: `notifications/` where the others say `notification/`. */
+const SDK_DELETE_BY_CHAT_EVENT = 'user/users/:userid/notifications/notificationsbyid/chateventid/:chateventid';
 
 export function notificationsArea(core: Core): Area {
   const { db } = core;
+  const deleteRoute = (path: string, target: (p: Record<string, string>) => store.Target) =>
+    route({
+      method: 'DELETE',
+      path,
+      handler: async (ctx) => {
+        const removed = await store.remove(db, ctx.app.id, owner(ctx), target(ctx.params));
+        if (removed[0] === undefined) throw notFound('Notification not found.');
+        return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: notificationView(removed[0]) }, 'Deleted.');
+      },
+    });
   const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
   core.hooks.add(writer);
 
@@ -38,7 +53,7 @@ export function notificationsArea(core: Core): Area {
         handler: async (ctx) => {
           const userid = owner(ctx);
           const before = stringCursor(ctx.query.cursor);
-          const filter = { types: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
+          const filter = { kinds: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
           const rows = await store.listNotifications(db, ctx.app.id, userid, filter, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (n) => n.id);
           return ok(listPayload('list.usernotifications', 'notifications', items.map(notificationView), next));
@@ -55,16 +70,9 @@ export function notificationsArea(core: Core): Area {
             return ok(notificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
           },
         }),
-        route({
-          method: 'DELETE',
-          path,
-          handler: async (ctx) => {
-            const removed = await store.remove(db, ctx.app.id, owner(ctx), target(ctx.params));
-            if (removed[0] === undefined) throw notFound('Notification not found.');
-            return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: notificationView(removed[0]) }, 'Deleted.');
-          },
-        }),
+        deleteRoute(path, target),
       ]),
+      deleteRoute(SDK_DELETE_BY_CHAT_EVENT, byChatEvent),
       route({
         method: 'PUT',
         path: `${BASE}/notifications_all/markread`,

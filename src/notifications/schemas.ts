@@ -1,16 +1,15 @@
 import * as v from 'valibot';
 import { flag, paging, stringList } from '../http/fields.js';
-
-export const NOTIFICATION_TYPES = ['reply', 'quote', 'mention', 'reaction'] as const;
+import { isKnownNotificationName, notificationKinds } from './filter.js';
 
 export const ListNotifications = v.object({
+  /** Absent: every kind. */
   filternotificationtypes: v.optional(
     v.pipe(
-      stringList(4),
-      v.check((types) => types.every((t) => (NOTIFICATION_TYPES as readonly string[]).includes(t.toLowerCase())), `must only hold ${NOTIFICATION_TYPES.join(', ')}`),
-      v.transform((types) => types.map((t) => t.toLowerCase())),
+      stringList(100),
+      v.check((names) => names.every(isKnownNotificationName), 'must only hold notification types (reply, quote, mention, reaction, chatreply, commentreply, ...) or chat event types'),
+      v.transform(notificationKinds),
     ),
-    [],
   ),
   includeread: v.optional(flag(), false),
   ...paging(50, 200),

@@ -1,6 +1,7 @@
-import { and, desc, eq, inArray, lt } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
 import { notifications } from '../db/schema/index.js';
+import type { NotificationKind } from './filter.js';
 import type { NewNotification, Notification } from './types.js';
 
 export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<Notification[]> {
@@ -9,12 +10,19 @@ export async function insertNotifications(q: Queryable, rows: NewNotification[])
 }
 
 export interface NotificationFilter {
-  types: string[];
+  /** undefined: every kind; empty: none. */
+  kinds: NotificationKind[] | undefined;
   includeRead: boolean;
+}
+
+function kindsCondition(kinds: NotificationKind[] | undefined): SQL | undefined {
+  if (kinds === undefined) return undefined;
+  return or(...kinds.map((k) => and(eq(notifications.type, k.type), k.entity === null ? undefined : eq(notifications.entity, k.entity))));
 }
 
 /** Newest first, before the id the previous page ended on. */
 export async function listNotifications(q: Queryable, appId: string, userId: string, filter: NotificationFilter, before: string | undefined, limit: number): Promise<Notification[]> {
+  if (filter.kinds?.length === 0) return [];
   return q
     .select()
     .from(notifications)
@@ -22,7 +30,7 @@ export async function listNotifications(q: Queryable, appId: string, userId: str
       and(
         eq(notifications.appId, appId),
         eq(notifications.userId, userId),
-        filter.types.length > 0 ? inArray(notifications.type, filter.types) : undefined,
+        kindsCondition(filter.kinds),
         filter.includeRead ? undefined : eq(notifications.read, false),
         before === undefined ? undefined : lt(notifications.id, before),
       ),
@@ -42,7 +50,8 @@ function where(appId: string, userId: string, target: Target) {
 }
 
 export async function setRead(q: Queryable, appId: string, userId: string, target: Target, read: boolean): Promise<Notification[]> {
-  const changed = await q.update(notifications).set({ read }).where(where(appId, userId, target)).returning();
+  const whenRead = read ? sql`coalesce(${notifications.whenRead}, now())` : null;
+  const changed = await q.update(notifications).set({ read, whenRead }).where(where(appId, userId, target)).returning();
   return newestFirst(changed);
 }
 

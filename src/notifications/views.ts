@@ -1,3 +1,4 @@
+import { isoOrNull } from '../iso.js';
 import type { Notification } from './types.js';
 
 export function notificationView(n: Notification) {
@@ -9,12 +10,16 @@ export function notificationView(n: Notification) {
     notificationtype: n.type,
     eventtype: n.eventType,
     isread: n.read,
+    whenread: isoOrNull(n.whenRead),
     fromuserid: n.fromUserId,
     chatroomid: chat ? n.containerId : null,
+    chatroomcustomid: chat ? n.containerCustomId : null,
     chateventid: chat ? n.itemId : null,
     commentconversationid: chat ? null : n.containerId,
+    commentconversationcustomid: chat ? null : n.containerCustomId,
     commentid: chat ? null : n.itemId,
     payload: n.payload,
     added: n.added.toISOString(),
+    ts: n.added.getTime(),
   };
 }

@@ -68,6 +68,7 @@ export class NotificationWriter implements PublishHook {
             eventType: event.eventType,
             entity: event.entity,
             containerId: event.containerId,
+            containerCustomId: event.containerCustomId,
             itemId: itemIdOf(event.payload),
             fromUserId: event.actorUserId,
             payload: event.payload,

@@ -1,11 +1,12 @@
+import type { Application } from '../apps/types.js';
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertModerator } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
-import { ok, param, route } from '../http/route.js';
+import { ok, param, route, type RequestContext } from '../http/route.js';
 import { validate } from '../http/validation.js';
 import { newId } from '../ids.js';
 import { StandingsPush } from './live.js';
-import { AddChoicesBody, AddLead, CreatePoll, ListChoices, ListPolls, ManyChoices, OneChoice, Paging, UpdatePoll, Vote } from './schemas.js';
+import { AddChoicesBody, AddLead, AllResponses, CreatePoll, ListChoices, ListPolls, ManyChoices, OneChoice, Paging, UpdatePoll, Vote } from './schemas.js';
 import { PollService } from './service.js';
 import * as store from './store.js';
 import type { Poll } from './types.js';
@@ -21,6 +22,18 @@ export function pollsArea(core: Core): Area {
   const votes = new VoteBatcher(db, core.log, (pollIds) => live.changed(pollIds));
   const withChoices = async (poll: Poll) => pollView(poll, await store.choicesOf(db, [poll.id]));
   const pollIdOf = (params: Record<string, string>) => params['pollid'] as string;
+  const userResponses = async (app: Application, pollId: string, userId: string) => {
+    const poll = await polls.require(app, pollId);
+    const responses = await store.userResponses(db, poll.id, userId);
+    return ok(listPayload('list.poll.responses', 'responses', responses.map(responseView), ''));
+  };
+  const allResponses = async (ctx: RequestContext, page: { cursor: string; limit: number }) => {
+    assertModerator(ctx);
+    const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
+    const rows = await store.listResponses(db, poll.id, after(page.cursor), page.limit + 1);
+    const { items, next } = pageOf(rows, page.limit, (r) => r.id);
+    return ok(listPayload('list.poll.responses', 'responses', items.map(responseView), next));
+  };
 
   return {
     async close() {
@@ -95,7 +108,7 @@ export function pollsArea(core: Core): Area {
           assertModerator(ctx);
           const inputs = 'choices' in ctx.body ? validate(ManyChoices, ctx.body, 'body').choices : [validate(OneChoice, ctx.body, 'body')];
           const choices = await polls.addChoices(ctx.app, pollIdOf(ctx.params), inputs);
-          return ok(listPayload('list.poll.choices', 'choices', choices.map(choiceView), ''), 'Choices added.');
+          return ok(choices.map(choiceView), 'Choices added.');
         },
       }),
       route({
@@ -140,23 +153,20 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses/user/:userid',
-        handler: async (ctx) => {
-          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
-          const responses = await store.userResponses(db, poll.id, param(ctx.params, 'userid'));
-          return ok(listPayload('list.poll.responses', 'responses', responses.map(responseView), ''));
-        },
+        handler: async (ctx) => userResponses(ctx.app, pollIdOf(ctx.params), param(ctx.params, 'userid')),
       }),
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses',
         query: Paging,
-        handler: async (ctx) => {
-          assertModerator(ctx);
-          const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
-          const rows = await store.listResponses(db, poll.id, after(ctx.query.cursor), ctx.query.limit + 1);
-          const { items, next } = pageOf(rows, ctx.query.limit, (r) => r.id);
-          return ok(listPayload('list.poll.responses', 'responses', items.map(responseView), next));
-        },
+        handler: async (ctx) => allResponses(ctx, ctx.query),
+      }),
+      // The SDKs' path: a user's responses with UserId, else all of them.
+      route({
+        method: 'GET',
+        path: 'poll/poll/:pollid/responses/all',
+        query: AllResponses,
+        handler: async (ctx) => (ctx.query.userid === undefined ? allResponses(ctx, ctx.query) : userResponses(ctx.app, pollIdOf(ctx.params), ctx.query.userid)),
       }),
       route({
         method: 'POST',

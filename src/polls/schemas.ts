@@ -5,6 +5,17 @@ export const POLL_STATUSES = ['unpublished', 'published', 'closed'] as const;
 export type PollStatus = (typeof POLL_STATUSES)[number];
 
 const when = () => v.optional(v.nullable(timestamp()));
+
+/** How choices are ordered, as the SDKs send it (none, random, position, ...); the older boolean means position or none. */
+const sortChoices = () =>
+  v.optional(
+    v.pipe(
+      v.union([v.boolean(), v.string()], 'must be a sort order such as none, random or position'),
+      v.transform((x) => (typeof x === 'boolean' ? String(x) : x.trim().toLowerCase())),
+      v.check((s) => /^[a-z_]{1,50}$/.test(s), 'must be a sort order such as none, random or position'),
+      v.transform((s) => (s === 'true' ? 'position' : s === 'false' ? 'none' : s)),
+    ),
+  );
 const limit = () => v.optional(integer(0, 1_000_000));
 
 /** The customer's own fields, on polls and on choices. */
@@ -31,7 +42,9 @@ const pollFields = {
   whenpollexpires: when(),
   status: v.optional(choice(POLL_STATUSES, true)),
   displayresults: v.optional(flag()),
-  sortchoices: v.optional(flag()),
+  sortchoices: sortChoices(),
+  /** The JS SDK's name for sortchoices. */
+  sortanswers: sortChoices(),
 };
 
 export const CreatePoll = v.object({ title: requiredText(1024), ...pollFields });
@@ -41,7 +54,8 @@ export type PollInput = v.InferOutput<typeof UpdatePoll>;
 export const ListPolls = v.object({ includeunpublished: v.optional(flag(), false), ...paging(50, 200) });
 
 const choiceFields = {
-  position: v.optional(integer(0, 1_000_000)),
+  /** Any integer; negative (the SDKs send -1): after the last choice. */
+  position: v.optional(integer(-1_000_000, 1_000_000)),
   title: requiredText(1024),
   subtitle: v.optional(text(1024)),
   imageurl: v.optional(text(2048)),
@@ -65,6 +79,9 @@ export const ListChoices = v.object({ limit: v.optional(integer(1, 200), 200) })
 export const Vote = v.object({ userid: requiredText(250), choiceid: requiredText(250) });
 
 export const Paging = v.object(paging(50, 200));
+
+/** `responses/all`: one user's responses when `userid` is given, else every response, paged. */
+export const AllResponses = v.object({ userid: v.optional(requiredText(250)), ...paging(50, 200) });
 
 export const AddLead = v.object({
   userid: v.optional(text(250)),

@@ -36,7 +36,7 @@ function pollColumns(input: PollInput): Partial<NewPoll> {
     whenPollExpires: input.whenpollexpires,
     status: input.status,
     displayResults: input.displayresults,
-    sortChoices: input.sortchoices,
+    sortChoices: input.sortchoices ?? input.sortanswers,
   };
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
 }
@@ -98,13 +98,13 @@ export class PollService {
     });
   }
 
-  /** Adds choices after the last position unless a position is given; returns all the poll's choices. */
+  /** Adds choices after the last position unless a position (not negative) is given; returns all the poll's choices in position order. */
   async addChoices(app: Application, pollId: string, inputs: ChoiceInput[]): Promise<Choice[]> {
     return this.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
       let next = await store.nextPosition(tx, pollId);
       const rows: NewChoice[] = inputs.map((c) => {
-        const position = c.position ?? next;
+        const position = c.position === undefined || c.position < 0 ? next : c.position;
         next = Math.max(next, position + 1);
         return {
           id: newId(),

@@ -50,6 +50,7 @@ export function pollView(p: Poll, choices: Choice[]) {
     status: p.status,
     displayresults: p.displayResults,
     sortchoices: p.sortChoices,
+    sortanswers: p.sortChoices,
     totalresponses: p.totalResponses,
     choices: choices.map(choiceView),
     added: p.added.toISOString(),

@@ -1,5 +1,5 @@
 import type { Application } from '../apps/types.js';
-import type { FeedRegistry, TopicFeed } from './live.js';
+import type { FeedRegistry, LiveMessage, TopicFeed } from './live.js';
 import type { Logger } from '../logger.js';
 import { mayActAs } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
@@ -8,9 +8,10 @@ import { sendError, sendFrame, type Socket } from './connection.js';
 import { eventFrame, localTopic, type Delivery, type LiveHub } from './hub.js';
 import { parseTopic, type ErrorCode, type Topic } from './protocol.js';
 
-/** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them. */
+/** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them (MAX_REPLAY events). */
 const REPLAY_PAGE = 500;
 const MAX_REPLAY_PAGES = 10;
+const MAX_REPLAY = REPLAY_PAGE * MAX_REPLAY_PAGES;
 /**
  * After a replay the socket keeps filtering by seq for this long before it joins the shared uWS
  * topic: an event committed before the replay query may still be on its way from another node.
@@ -119,19 +120,13 @@ export class Subscriptions {
     };
     conn.resuming.set(topic.name, stop);
     try {
-      let position = cursor;
-      for (let page = 0; ; page++) {
-        if (page === MAX_REPLAY_PAGES) throw new Refusal('bad_request', `The cursor is more than ${REPLAY_PAGE * MAX_REPLAY_PAGES} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
-        const { items, cursor: next } = await feed.since(app, topic.id, position, REPLAY_PAGE);
-        if (conn.closed || !conn.resuming.has(topic.name)) return;
-        // Confirmed once the cursor proved valid, so a bad cursor gets an error instead.
-        if (page === 0) this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true }));
-        for (const item of items) {
-          if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
-          this.send(ws, eventFrame(topic.name, item));
-        }
-        position = next;
-        if (items.length < REPLAY_PAGE) break;
+      const missed = await this.missed(app, topic, feed, cursor);
+      if (conn.closed || !conn.resuming.has(topic.name)) return;
+      // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
+      this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true }));
+      for (const item of missed) {
+        if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
+        this.send(ws, eventFrame(topic.name, item));
       }
     } catch (err) {
       stop();
@@ -144,6 +139,23 @@ export class Subscriptions {
       ws.subscribe(localTopic(app.id, topic.name));
       stop();
     }, RESUME_GRACE_MS);
+  }
+
+  /** Every item after the cursor, read before anything is sent; refused when more than MAX_REPLAY. */
+  private async missed(app: Application, topic: Topic, feed: TopicFeed, cursor: string): Promise<LiveMessage[]> {
+    const missed: LiveMessage[] = [];
+    let position = cursor;
+    for (;;) {
+      // Past MAX_REPLAY one item is enough to know the cursor is too far behind.
+      const limit = missed.length < MAX_REPLAY ? Math.min(REPLAY_PAGE, MAX_REPLAY - missed.length) : 1;
+      const { items, cursor: next } = await feed.since(app, topic.id, position, limit);
+      if (missed.length >= MAX_REPLAY && items.length > 0) {
+        throw new Refusal('bad_request', `The cursor is more than ${MAX_REPLAY} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
+      }
+      missed.push(...items);
+      position = next;
+      if (items.length < limit) return missed;
+    }
   }
 
   private drop(ws: Socket, name: string): void {

@@ -2,7 +2,7 @@ import type { Area, Core } from '../core.js';
 import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
 import { decodeCursor, isString, listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { badRequest, preconditionFailed } from '../http/errors.js';
-import { ok, route } from '../http/route.js';
+import { ok, route, type RequestContext } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
 import * as store from './store.js';
 import { userView } from './views.js';
@@ -14,6 +14,18 @@ const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as c
 
 export function usersArea(core: Core): Area {
   const { users, db } = core;
+  const reportedUsers = async (ctx: RequestContext, page: { cursor: string; limit: number }) => {
+    assertModerator(ctx);
+    const before = page.cursor === '' ? undefined : decodeCursor(page.cursor, isQueueKey);
+    const rows = await store.listReportedUsers(db, ctx.app.userPool, before, page.limit + 1);
+    const { items, next } = pageOf(rows, page.limit, (r): QueueKey => [r.lastkey, r.user_id]);
+    const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
+    const reported = items.map((r) => {
+      const user = byId.get(r.user_id);
+      return { kind: 'app.reporteduser', userid: r.user_id, user: user === undefined ? null : userView(user), reports: r.reports, reportcount: r.reports.length };
+    });
+    return ok(listPayload('list.reportedusers', 'reportedusers', reported, next));
+  };
   return {
     routes: [
       route({
@@ -23,7 +35,7 @@ export function usersArea(core: Core): Area {
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.params.userid as string);
           if (ctx.body.role !== undefined) assertAdmin(ctx);
-          const user = await users.ensure(ctx.app, { userid: ctx.params.userid as string, ...ctx.body }, { requireDisplayName: true, onHandleTaken: 'reject' });
+          const user = await users.ensure(ctx.app, { userid: ctx.params.userid as string, ...ctx.body }, { onHandleTaken: 'reject' });
           return ok(userView(user));
         },
       }),
@@ -105,26 +117,22 @@ export function usersArea(core: Core): Area {
           assertActingAs(ctx, ctx.body.userid);
           if (ctx.app.userReportsLimit <= 0) throw preconditionFailed('User reporting is not enabled for this application.');
           const user = await users.require(ctx.app, ctx.params.userid as string);
-          const recorded = await users.report(ctx.app, user.userId, ctx.body.userid, ctx.body.reporttype);
-          return ok(userView(user), recorded ? 'User reported.' : 'User was already reported by this user.');
+          const reported = await users.report(ctx.app, user.userId, ctx.body.userid, ctx.body.reporttype);
+          return ok(userView(reported ?? user), reported !== undefined ? 'User reported.' : 'User was already reported by this user.');
         },
       }),
       route({
         method: 'GET',
         path: 'user/moderation/queues/reportedusers',
         query: Paging,
-        handler: async (ctx) => {
-          assertModerator(ctx);
-          const before = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isQueueKey);
-          const rows = await store.listReportedUsers(db, ctx.app.userPool, before, ctx.query.limit + 1);
-          const { items, next } = pageOf(rows, ctx.query.limit, (r): QueueKey => [r.lastkey, r.user_id]);
-          const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
-          const reported = items.map((r) => {
-            const user = byId.get(r.user_id);
-            return { kind: 'app.reporteduser', userid: r.user_id, user: user === undefined ? null : userView(user), reports: r.reports, reportcount: r.reports.length };
-          });
-          return ok(listPayload('list.reportedusers', 'reportedusers', reported, next));
-        },
+        handler: async (ctx) => reportedUsers(ctx, ctx.query),
+      }),
+      // The JS SDK lists the queue with a POST whose body holds the paging.
+      route({
+        method: 'POST',
+        path: 'user/moderation/queues/reportedusers',
+        body: Paging,
+        handler: async (ctx) => reportedUsers(ctx, ctx.body),
       }),
     ],
   };

@@ -13,8 +13,6 @@ import { SingleFlight } from '../single-flight.js';
 export type HandleConflict = 'variant' | 'reject';
 
 export interface EnsureOptions {
-  /** Creating a user without a display name is refused (comments); join and explicit create allow it. */
-  requireDisplayName: boolean;
   onHandleTaken: HandleConflict;
 }
 
@@ -105,7 +103,11 @@ export class UserService {
   }
 
   async patch(app: Application, userId: string, patch: store.UserPatch): Promise<User> {
-    const user = await this.write(app, () => store.updateUser(this.db, app.userPool, userId, patch));
+    return this.patchWith(app, userId, () => store.updateUser(this.db, app.userPool, userId, patch));
+  }
+
+  private async patchWith(app: Application, userId: string, update: () => Promise<User | undefined>): Promise<User> {
+    const user = await this.write(app, update);
     if (user === undefined) throw notFound(`User ${userId} not found.`);
     return user;
   }
@@ -120,8 +122,12 @@ export class UserService {
     return user;
   }
 
-  async report(app: Application, userId: string, reportedBy: string, reportType: string): Promise<boolean> {
-    return store.insertUserReport(this.db, { id: newId(), pool: app.userPool, userId, reportedBy, reportType });
+  /** Records the report (once per reporter) and adds it to the user's `reports`; the user as it now is, or undefined when already reported by this reporter. */
+  async report(app: Application, userId: string, reportedBy: string, reportType: string): Promise<User | undefined> {
+    const added = new Date();
+    const recorded = await store.insertUserReport(this.db, { id: newId(), pool: app.userPool, userId, reportedBy, reportType, added });
+    if (!recorded) return undefined;
+    return this.patchWith(app, userId, () => store.appendUserReport(this.db, app.userPool, userId, { userid: reportedBy, issuedat: added.toISOString(), reason: reportType }));
   }
 
   /** Areas register what a global purge removes of theirs (chat messages, comments). */
@@ -134,10 +140,8 @@ export class UserService {
   }
 
   private async create(app: Application, input: UserInput, options: EnsureOptions, contended: boolean): Promise<User> {
+    // Without a display name the user is shown by the handle (api-surface.md, settled from the SDKs).
     const displayname = input.displayname ?? '';
-    if (options.requireDisplayName && displayname.trim() === '') {
-      throw badRequest('A displayname is required to create a user.', { displayname: 'is required when the user is new' });
-    }
     const handle =
       input.handle !== undefined && input.handle !== ''
         ? await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken, contended)

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
 import { rows, type Queryable } from '../db/client.js';
 import { likeEscape } from '../db/like.js';
 import { userReports, users } from '../db/schema/index.js';
+import type { UserReportEntry } from '../db/schema/users.js';
 import type { User } from './types.js';
 
 export type UserPatch = Partial<Omit<typeof users.$inferInsert, 'pool' | 'userId' | 'added'>>;
@@ -87,6 +88,16 @@ export async function searchUsers(q: Queryable, pool: string, search: UserSearch
 }
 
 /** Records a report once per reporter; false when this reporter had reported the user already. */
+/** Appends one entry to the user's `reports` in the statement itself, so concurrent reports all land. */
+export async function appendUserReport(q: Queryable, pool: string, userId: string, entry: UserReportEntry): Promise<User | undefined> {
+  const [row] = await q
+    .update(users)
+    .set({ reports: sql`${users.reports} || ${JSON.stringify([entry])}::jsonb`, whenModified: new Date() })
+    .where(and(eq(users.pool, pool), eq(users.userId, userId)))
+    .returning();
+  return row;
+}
+
 export async function insertUserReport(q: Queryable, row: typeof userReports.$inferInsert): Promise<boolean> {
   const inserted = await q.insert(userReports).values(row).onConflictDoNothing().returning({ id: userReports.id });
   return inserted.length > 0;

@@ -37,6 +37,7 @@ function buildUserView(user: User, now: number) {
     shadowbanexpires: shadowbanned ? isoOrNull(user.shadowBannedUntil) : null,
     muted,
     muteexpires: muted ? isoOrNull(user.mutedUntil) : null,
+    reports: user.reports,
     added: user.added.toISOString(),
     whenmodified: user.whenModified.toISOString(),
   };

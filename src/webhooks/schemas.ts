@@ -15,7 +15,6 @@ const httpUrl = v.pipe(
 
 const events = v.pipe(
   stringList(50),
-  v.minLength(1, 'must name at least one event'),
   v.check((names) => names.every((n) => eventName(n) !== undefined), `must only hold ${WEBHOOK_EVENTS.join(', ')} (or the names without chat)`),
   v.transform((names) => [...new Set(names.map((n) => eventName(n) as string))]),
 );

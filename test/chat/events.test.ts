@@ -162,11 +162,18 @@ describe('replies, quotes and reactions', () => {
     expect(updated.reactions.find((r: { type: string }) => r.type === 'emoji:🔥').count).toBe(1);
     const removed = await react(a, 'like', false);
     expect(removed.body.data.replyto.likecount).toBe(1);
+    // Un-reacting to zero keeps the entry with count 0 and no users (settled from the SDKs).
+    const emptied = await react(b, 'emoji:🔥', false);
+    expect(emptied.body.data.replyto.reactions.find((r: { type: string }) => r.type === 'emoji:🔥')).toMatchObject({ count: 0, users: [] });
+    expect((await t.api.get(`chat/rooms/${room.id}/events/${target.id}`)).body.data.reactions.map((r: { type: string; count: number }) => [r.type, r.count])).toEqual([
+      ['like', 1],
+      ['emoji:🔥', 0],
+    ]);
     const bad = await react(a, 'love', true);
     expect(bad.status).toBe(400);
     expect(bad.body.errors.reaction).toBeTruthy();
     const seen = await drain(t.api, room.id, cursor);
-    expect(seen.events.map((e) => e.eventtype)).toEqual(['speech', 'reaction', 'reaction', 'reaction', 'reaction']);
+    expect(seen.events.map((e) => e.eventtype)).toEqual(['speech', 'reaction', 'reaction', 'reaction', 'reaction', 'reaction']);
   });
 
   it('counts concurrent reactions on one event exactly', async () => {

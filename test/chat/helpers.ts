@@ -5,7 +5,8 @@ import { uid, type Client } from '../helpers/api.js';
 
 /** Creates a room (defaults unless overridden) and returns its id. */
 export async function makeRoom(api: Client, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await api.post('chat/rooms', { name: uid('room'), ...body });
+  // enter/exit are opt-in on create; these tests follow the feed with them on unless told otherwise.
+  const res = await api.post('chat/rooms', { name: uid('room'), enableenterandexit: true, ...body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 }

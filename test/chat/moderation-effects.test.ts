@@ -118,6 +118,7 @@ describe('purge a user’s messages in a room', () => {
     const purged = await r.api.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice', byuserid: 'mod' });
     expect(purged.status).toBe(200);
     expect(purged.body.data).toMatchObject({ kind: 'chat.event', eventtype: 'purge', userid: 'alice' });
+    expect(purged.body.message).toBe("The user's 2 messages were purged.");
 
     const fresh = ids((await r.updates()).events);
     expect(fresh).toContain(b1.id);
@@ -127,15 +128,33 @@ describe('purge a user’s messages in a room', () => {
     expect(polled.events.filter((e) => e.eventtype === 'purge').map((e) => e.userid)).toEqual(['alice']);
   });
 
-  it('needs byuserid naming a moderator or admin', async () => {
+  it('needs byuserid naming a known user; the bare app token may purge whatever its role', async () => {
     const r = await roomFixture();
     await r.join('alice');
     await r.join('bob');
     const missing = await r.api.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice' });
     expect(missing.status).toBe(400);
     expect(missing.body.errors).toHaveProperty('byuserid');
-    expect((await r.api.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice', byuserid: 'bob' })).status).toBe(403);
     expect((await r.api.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice', byuserid: 'ghost' })).status).toBe(404);
+    await r.say('alice', 'one');
+    const byPlainUser = await r.api.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice', byuserid: 'bob' });
+    expect(byPlainUser.status).toBe(200);
+    expect(byPlainUser.body.message).toBe("The user's 1 messages were purged.");
+  });
+
+  it('with a user token the caller must be a moderator or admin', async () => {
+    const r = await roomFixture();
+    await r.join('alice');
+    await r.join('bob');
+    await r.join('mod', 'moderator');
+    await r.say('alice', 'one');
+    const asUser = r.api.withHeaders(bearer(await userToken(r.app.jwtsecret, { userid: 'bob', role: 'user' })));
+    expect((await asUser.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice', byuserid: 'bob' })).status).toBe(403);
+    expect(ids((await r.updates()).events).length).toBe(1);
+    const asMod = r.api.withHeaders(bearer(await userToken(r.app.jwtsecret, { userid: 'mod', role: 'moderator' })));
+    const purged = await asMod.post(`chat/rooms/${r.roomid}/commands/purge`, { userid: 'alice', byuserid: 'mod' });
+    expect(purged.status).toBe(200);
+    expect(purged.body.message).toBe("The user's 1 messages were purged.");
   });
 });
 

@@ -73,6 +73,7 @@ describe('joining and leaving rooms', () => {
     const b = await join(t.api, room.id);
     const res = await t.api.post(`chat/rooms/${room.id}/exit`, { userid: b.user.userid });
     expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Success');
     const seen = await drain(t.api, room.id, a.eventscursor.cursor);
     expect(seen.events.map((e) => `${e.eventtype}:${e.userid}`)).toEqual([`enter:${b.user.userid}`, `exit:${b.user.userid}`]);
     expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(1);
@@ -81,6 +82,40 @@ describe('joining and leaving rooms', () => {
     await join(t.api, room.id, b.user.userid);
     await say(t.api, room.id, b.user.userid, 'back');
     expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(2);
+  });
+
+  it('a room created without enableenterandexit emits no enter or exit events', async () => {
+    const created = await t.api.post('chat/rooms', { name: uid('quiet') });
+    expect(created.body.data.enableenterandexit).toBe(false);
+    const a = await join(t.api, created.body.data.id);
+    expect(a.eventscursor.events).toEqual([]);
+    const b = await join(t.api, created.body.data.id);
+    await t.api.post(`chat/rooms/${created.body.data.id}/exit`, { userid: b.user.userid });
+    expect((await drain(t.api, created.body.data.id, a.eventscursor.cursor)).events).toEqual([]);
+  });
+
+  it('a join without displayname shows the user by the handle', async () => {
+    const room = await makeRoom(t.api);
+    const handle = uid('plain');
+    const res = await t.api.post(`chat/rooms/${room.id}/join`, { userid: uid('p'), handle });
+    expect(res.status).toBe(200);
+    expect(res.body.data.user).toMatchObject({ handle, displayname: handle });
+  });
+
+  it('refuses a profane display name or handle with 405 where the profanity filter is on, writing nothing', async () => {
+    const room = await makeRoom(t.api);
+    const rude = uid('rude');
+    const byName = await t.api.post(`chat/rooms/${room.id}/join`, { userid: rude, displayname: 'fuck face' });
+    expect(byName.status).toBe(405);
+    const byHandle = await t.api.post(`chat/rooms/${room.id}/join`, { userid: rude, handle: 'shithead' });
+    expect(byHandle.status).toBe(405);
+    expect((await t.api.get(`user/users/${rude}`)).status).toBe(404);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(0);
+    expect((await t.api.get(`chat/rooms/${room.id}/updates`)).body.data.events).toEqual([]);
+    const unfiltered = await makeRoom(t.api, { enableprofanityfilter: false });
+    const allowed = await t.api.post(`chat/rooms/${unfiltered.id}/join`, { userid: rude, displayname: 'fuck face' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data.user.displayname).toBe('fuck face');
   });
 
   it('emits no enter or exit events when enableenterandexit is off', async () => {

@@ -19,6 +19,7 @@ describe('chat rooms', () => {
       moderation: 'post',
       maxreports: 3,
       enableprofanityfilter: true,
+      enableenterandexit: false,
       delaymessageseconds: 0,
       open: true,
       enableautoexpiresessions: true,
@@ -133,7 +134,13 @@ describe('chat rooms', () => {
     expect(res.body.data.kind).toBe('chat.room.list.extendeddetails');
     const byId = Object.fromEntries(res.body.data.details.map((d: { roomid: string }) => [d.roomid, d]));
     expect(byId[a.id].numparticipants).toBe(1);
+    expect(byId[a.id].inroom).toBe(1);
     expect(byId[b.id].room.customid).toBe(customid);
+    await say(t.api, a.id, (await join(t.api, a.id)).user.userid, 'latest');
+    const times = await t.api.get(`chat/rooms/batch/details?roomid=${a.id}&entity=lastmessagetime`);
+    const [detail] = times.body.data.details;
+    expect(detail.mostrecentmessagetime).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(detail.lastmessagetime).toBe(detail.mostrecentmessagetime);
     const none = await t.api.get('chat/rooms/batch/details');
     expect(none.status).toBe(400);
     expect(none.body.message).toBe('You must specify at least one roomid or customid');

@@ -9,7 +9,7 @@ describe('votes on one poll from two nodes', () => {
     const created = await nodes.a.api.post('poll/poll/create', { title: 'Across nodes' });
     const pollid = created.body.data.id as string;
     const added = await nodes.a.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'A' }, { title: 'B' }] });
-    const choices = added.body.data.choices.map((c: { id: string }) => c.id) as string[];
+    const choices = added.body.data.map((c: { id: string }) => c.id) as string[];
     const voters = Array.from({ length: 300 }, (_, i) => ({ userid: `x${i}`, choiceid: choices[i % 2] }));
     // Every vote goes to both nodes twice, all at once: exactly one of the four may count.
     const results = await Promise.all(voters.flatMap((v) => [nodes.a.api, nodes.b, nodes.a.api, nodes.b].map((api) => api.post(`poll/poll/${pollid}/response`, v))));

@@ -60,11 +60,11 @@ describe('creating comments', () => {
     expect(conv.body.data.commentcount).toBe(1);
   });
 
-  it('needs a displayname for a new user, and userid and body always', async () => {
+  it('creates a new commenter without a displayname (shown by the handle), and needs userid and body always', async () => {
     const c = await newConversation(api);
-    const noName = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: uid('new'), body: 'hi' });
-    expect(noName.status).toBe(400);
-    expect(noName.body.errors.displayname).toBeDefined();
+    const noName = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: uid('new'), handle: uid('nh'), body: 'hi' });
+    expect(noName.status).toBe(200);
+    expect(noName.body.data.user.displayname).toBe(noName.body.data.user.handle);
     const noBody = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'x', displayname: 'X' });
     expect(noBody.status).toBe(400);
     expect(noBody.body.errors.body).toBeDefined();
@@ -105,11 +105,21 @@ describe('creating comments', () => {
     await postComment(api, d.conversationid, { body: 'x'.repeat(256) });
   });
 
-  it('refuses comments in a closed conversation with 403', async () => {
-    const c = await newConversation(api, { open: false });
+  it('refuses comments in a closed conversation with 403, except from its owner and moderators', async () => {
+    const owner = uid('owner');
+    const c = await newConversation(api, { open: false, owneruserid: owner });
     const res = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'a', displayname: 'A', body: 'x' });
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/closed/);
+    const newcomer = uid('new');
+    expect((await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: newcomer, body: 'x' })).status).toBe(403);
+    expect((await api.get(`user/users/${newcomer}`)).status).toBe(404);
+    expect((await postComment(api, c.conversationid, { userid: owner, body: 'from the owner' })).body).toBe('from the owner');
+    const mod = uid('mod');
+    expect((await api.post(`user/users/${mod}`, { role: 'moderator' })).status).toBe(200);
+    expect((await postComment(api, c.conversationid, { userid: mod, body: 'from a moderator' })).userid).toBe(mod);
+    const listed = await api.get(`comment/conversations/${c.conversationid}/comments`);
+    expect(listed.body.data.comments.map((x: { userid: string }) => x.userid).sort()).toEqual([owner, mod].sort());
     await api.post('comment/conversations', { conversationid: c.conversationid, property: 'site', moderation: 'post', open: true });
     await postComment(api, c.conversationid);
   });

@@ -72,6 +72,14 @@ describe('reactions', () => {
     expect(off.body.data.likecount).toBe(1);
     const stillOff = await api.post(path, { userid: a, reaction: 'like', reacted: false });
     expect(stillOff.body.data.likecount).toBe(1);
+    // Un-reacting to zero keeps the entry with count 0 and no users (settled from the SDKs).
+    const emptied = await api.post(path, { userid: a, reaction: 'emoji:🔥', reacted: false });
+    expect(emptied.body.data.reactions.map((r: { type: string; count: number; users: unknown[] }) => [r.type, r.count, r.users.length])).toEqual([
+      ['like', 1, 1],
+      ['emoji:🔥', 0, 0],
+    ]);
+    const read = await api.get(`comment/conversations/${c.conversationid}/comments/${comment.id}`);
+    expect(read.body.data.reactions.find((r: { type: string }) => r.type === 'emoji:🔥')).toMatchObject({ count: 0, users: [] });
     expect((await api.post(path, { userid: a, reaction: 'like' })).body.errors.reacted).toBeDefined();
     expect((await api.post(path, { userid: a, reaction: 'hug', reacted: true })).body.errors.reaction).toBeDefined();
   });

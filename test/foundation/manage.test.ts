@@ -24,7 +24,7 @@ describe('management API', () => {
     expect(data.appid).not.toBe('');
     expect(encodeURIComponent(data.appid)).toBe(data.appid);
     expect(data.name).toBe(name);
-    expect(data.settings).toMatchObject({ userreportslimit: 0, useorganizationuserdatabase: false });
+    expect(data.settings).toMatchObject({ userreportslimit: 3, useorganizationuserdatabase: false });
     const other = await manage('createapplication', { name });
     expect(other.body.data.appid).not.toBe(data.appid);
   });

@@ -34,12 +34,20 @@ describe('create, get, update, delete', () => {
     expect(got.body.data).toEqual(res.body.data);
   });
 
-  it('displayname is required on create: 400 naming it; nothing is created', async () => {
+  it('displayname is optional on create: it defaults to the handle', async () => {
     const u = uid('u');
     const res = await app.api.post(`user/users/${u}`, { handle: `x${u}` });
-    expectEnvelope(res, 400);
-    expect(res.body.errors).toHaveProperty('displayname');
-    expect((await app.api.get(`user/users/${u}`)).status).toBe(404);
+    expectEnvelope(res, 200);
+    expect(res.body.data).toMatchObject({ handle: `x${u}`, displayname: `x${u}` });
+    expect((await app.api.get(`user/users/${u}`)).body.data.displayname).toBe(`x${u}`);
+  });
+
+  it('a user created with neither displayname nor handle gets a generated handle, shown as the displayname', async () => {
+    const u = uid('u');
+    const res = await app.api.post(`user/users/${u}`, {});
+    expectEnvelope(res, 200);
+    expect(res.body.data.handle).not.toBe('');
+    expect(res.body.data.displayname).toBe(res.body.data.handle);
   });
 
   it('update changes the given fields and keeps the others; displayname not needed', async () => {

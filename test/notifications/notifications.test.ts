@@ -82,6 +82,22 @@ describe('notifications from comments', () => {
     expect(bad.body.errors).toHaveProperty('filternotificationtypes');
   });
 
+  it('takes the SDKs\' filter vocabulary: webhook names per area, chat event type names, repeated; never-notified types match nothing', async () => {
+    const { alice } = await thread();
+    await until(alice, 3);
+    const types = async (query: string) => (await notesOf(alice, `?includeread=true&${query}`)).map((n) => n.notificationtype).sort();
+    expect(await types('filterNotificationTypes=commentreply&filterNotificationTypes=commentreaction')).toEqual(['reaction', 'reply']);
+    expect(await types('filterNotificationTypes=chatreply&filterNotificationTypes=chatreaction')).toEqual([]);
+    // The JS SDK's default filter.
+    expect(await types('filterNotificationTypes=speech&filterNotificationTypes=reply&filterNotificationTypes=reaction')).toEqual(['reaction', 'reply']);
+    expect(await types('filterNotificationTypes=speech')).toEqual([]);
+    expect(await types('filterNotificationTypes=commentmention')).toEqual(['mention']);
+    expect(await types('filterNotificationTypes=')).toEqual(['mention', 'reaction', 'reply']);
+    const unknown = await api.get(`user/users/${alice}/notification/listnotifications?filterNotificationTypes=reply&filterNotificationTypes=chatgossip`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors).toHaveProperty('filternotificationtypes');
+  });
+
   it('deletes one, marks all read, and deletes all', async () => {
     const { alice } = await thread();
     const notes = await until(alice, 3);
@@ -110,7 +126,8 @@ describe('notifications from comments', () => {
 
 describe('notifications from chat', () => {
   it('notifies of a reply to a chat message and marks and deletes it by chat event id', async () => {
-    const room = (await api.post('chat/rooms', { name: uid('room') })).body.data.id as string;
+    const customid = uid('roomcid');
+    const room = (await api.post('chat/rooms', { name: uid('room'), customid })).body.data.id as string;
     const alice = uid('alice');
     const bob = uid('bob');
     await api.post(`chat/rooms/${room}/join`, { userid: alice, displayname: 'Alice' });
@@ -121,12 +138,15 @@ describe('notifications from chat', () => {
     const reply = await api.post(`chat/rooms/${room}/events/${eventid}/reply`, { userid: bob, body: 'answer' });
     expect(reply.status).toBe(200);
     const [note] = await until(alice, 1, '');
-    expect(note).toMatchObject({ notificationtype: 'reply', chatroomid: room, chateventid: reply.body.data.id, fromuserid: bob });
+    expect(note).toMatchObject({ notificationtype: 'reply', chatroomid: room, chatroomcustomid: customid, chateventid: reply.body.data.id, fromuserid: bob, userid: alice, isread: false, whenread: null, commentconversationid: null, commentconversationcustomid: null, commentid: null });
+    expect(typeof (note as unknown as { ts: number }).ts).toBe('number');
+    expect(new Date((note as unknown as { added: string }).added).getTime()).toBe((note as unknown as { ts: number }).ts);
 
     const byEvent = `user/users/${alice}/notification/notificationsbyid/chateventid/${reply.body.data.id}`;
     const read = await api.put(`${byEvent}/update?read=true`);
     expect(read.status).toBe(200);
     expect(read.body.data.isread).toBe(true);
+    expect(Date.now() - new Date(read.body.data.whenread).getTime()).toBeLessThan(60_000);
     expect(await notesOf(alice)).toHaveLength(0);
     expect((await api.delete(byEvent)).status).toBe(200);
     expect(await notesOf(alice, '?includeread=true')).toHaveLength(0);

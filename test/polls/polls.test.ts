@@ -12,7 +12,7 @@ async function pollWithChoices(fields: Record<string, unknown> = {}, titles = ['
   expect(created.status).toBe(200);
   const added = await api.post(`poll/poll/${created.body.data.id}/choice`, { choices: titles.map((title) => ({ title })) });
   expect(added.status).toBe(200);
-  return { pollid: created.body.data.id as string, choices: added.body.data.choices.map((c: { id: string }) => c.id) as string[] };
+  return { pollid: created.body.data.id as string, choices: added.body.data.map((c: { id: string }) => c.id) as string[] };
 }
 
 describe('poll records', () => {
@@ -29,6 +29,19 @@ describe('poll records', () => {
     const updated = await api.put(`poll/poll/${poll.id}/update`, { title: 'Q1 renamed', whenpollcloses: '2030-01-01T00:00:00.000Z' });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ title: 'Q1 renamed', whenpollcloses: '2030-01-01T00:00:00.000Z', allowmultiplechoicesperuser: true });
+  });
+
+  it('takes sortchoices as the string the SDKs send, booleans too', async () => {
+    const random = await api.post('poll/poll/create', { title: 's', sortchoices: 'random' });
+    expect(random.status).toBe(200);
+    expect(random.body.data.sortchoices).toBe('random');
+    expect((await api.get(`poll/poll/${random.body.data.id}`)).body.data.sortchoices).toBe('random');
+    expect((await api.post('poll/poll/create', { title: 's' })).body.data.sortchoices).toBe('none');
+    expect((await api.post('poll/poll/create', { title: 's', sortchoices: true })).body.data.sortchoices).toBe('position');
+    expect((await api.post('poll/poll/create', { title: 's', sortchoices: 'false' })).body.data.sortchoices).toBe('none');
+    const updated = await api.put(`poll/poll/${random.body.data.id}/update`, { sortchoices: 'position' });
+    expect(updated.body.data.sortchoices).toBe('position');
+    expect((await api.post('poll/poll/create', { title: 's', sortchoices: 'in any way!' })).body.errors).toHaveProperty('sortchoices');
   });
 
   it('refuses bad input naming the field', async () => {
@@ -80,9 +93,10 @@ describe('choices', () => {
     const poll = (await api.post('poll/poll/create', { title: 'order' })).body.data;
     const one = await api.post(`poll/poll/${poll.id}/choice`, { title: 'Third', position: 30 });
     expect(one.status).toBe(200);
-    expect(one.body.data.choices).toHaveLength(1);
+    // data is the array of the poll's choices in position order (settled from the SDKs).
+    expect(one.body.data).toHaveLength(1);
     const many = await api.post(`poll/poll/${poll.id}/choice`, { choices: [{ title: 'First', position: 10 }, { title: 'Second', position: 20 }, { title: 'Last' }] });
-    expect(many.body.data.choices.map((c: { title: string }) => c.title)).toEqual(['First', 'Second', 'Third', 'Last']);
+    expect(many.body.data.map((c: { title: string }) => c.title)).toEqual(['First', 'Second', 'Third', 'Last']);
     const listed = await api.get(`poll/poll/${poll.id}/choices`);
     expect(listed.body.data.choices.map((c: { title: string }) => c.title)).toEqual(['First', 'Second', 'Third', 'Last']);
     expect(listed.body.data.choices[3].position).toBe(31);
@@ -92,6 +106,20 @@ describe('choices', () => {
     const after = await api.get(`poll/poll/${poll.id}`);
     expect(after.body.data.choices.map((c: { title: string }) => c.title)).toEqual(['First', 'Third', 'Last']);
     expect((await api.delete(`poll/poll/${poll.id}/choice/${second}`)).status).toBe(404);
+  });
+
+  it('takes any integer position: negative ones (the SDKs send -1) append at the end', async () => {
+    const poll = (await api.post('poll/poll/create', { title: 'positions' })).body.data;
+    await api.post(`poll/poll/${poll.id}/choice`, { title: 'A', position: 5 });
+    const appended = await api.post(`poll/poll/${poll.id}/choice`, { title: 'B', position: -1 });
+    expect(appended.status).toBe(200);
+    expect(appended.body.data.map((c: { title: string; position: number }) => [c.title, c.position])).toEqual([
+      ['A', 5],
+      ['B', 6],
+    ]);
+    const first = await api.post(`poll/poll/${poll.id}/choice`, { title: 'Z', position: 0 });
+    expect(first.body.data.map((c: { title: string }) => c.title)).toEqual(['Z', 'A', 'B']);
+    expect((await api.post(`poll/poll/${poll.id}/choice`, { title: 'bad', position: 1.5 })).body.errors).toHaveProperty('position');
   });
 
   it('refuses a choice without a title, naming the field', async () => {
@@ -115,6 +143,20 @@ describe('votes', () => {
     expect(again.status).toBe(409);
     const mine = await api.get(`poll/poll/${pollid}/responses/user/u1`);
     expect(mine.body.data.responses.map((r: { choiceid: string }) => r.choiceid)).toEqual([choices[0]]);
+  });
+
+  it('responses/all?UserId= gives one user\'s responses; without it (or empty), all of them, paged', async () => {
+    const { pollid, choices } = await pollWithChoices();
+    expect((await api.post(`poll/poll/${pollid}/response`, { userid: 'ra', choiceid: choices[0] })).status).toBe(200);
+    expect((await api.post(`poll/poll/${pollid}/response`, { userid: 'rb', choiceid: choices[1] })).status).toBe(200);
+    const mine = await api.get(`poll/poll/${pollid}/responses/all?UserId=rb`);
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.responses.map((r: { userid: string; choiceid: string }) => [r.userid, r.choiceid])).toEqual([['rb', choices[1]]]);
+    const page = await api.get(`poll/poll/${pollid}/responses/all?UserId=&limit=1`);
+    expect(page.body.data.responses).toHaveLength(1);
+    expect(page.body.data.more).toBe(true);
+    const rest = await api.get(`poll/poll/${pollid}/responses/all?cursor=${encodeURIComponent(page.body.data.cursor)}`);
+    expect([...page.body.data.responses, ...rest.body.data.responses].map((r: { userid: string }) => r.userid).sort()).toEqual(['ra', 'rb']);
   });
 
   it('applies allowmultiplechoicesperuser, maxtotalresponsesperuser and maxresponsesperchoiceperuser', async () => {

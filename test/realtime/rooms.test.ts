@@ -72,3 +72,59 @@ describe('room topics', () => {
     fromB.close();
   });
 });
+
+describe('resume limit: 5,000 events behind', () => {
+  it('replays a cursor 4,999 or exactly 5,000 behind and continues live; refuses one 5,001 behind before saying subscribed', { timeout: 300_000 }, async () => {
+    const app = await newApp();
+    const room = (await app.api.post('chat/rooms', { name: 'deep', enableenterandexit: false })).body.data.id as string;
+    expect((await app.api.post(`chat/rooms/${room}/join`, { userid: 'u1', displayname: 'U One' })).status).toBe(200);
+    const start = (await app.api.get(`chat/rooms/${room}/updates`)).body.data.cursor as string;
+    // 5,000 messages, 25 at a time.
+    for (let i = 0; i < 5000; i += 25) {
+      const posted = await Promise.all(Array.from({ length: 25 }, (_, k) => say(app, room, 'u1', `m${i + k}`)));
+      expect(posted.every((p) => p.status === 200)).toBe(true);
+    }
+
+    const exact = await connect(baseUrl(), app.appid, app.token);
+    expect(await exact.subscribe(`room:${room}`, start)).toEqual({ type: 'subscribed', topic: `room:${room}`, resumed: true });
+    const replayed = await exact.collect(speech, 5000, 60_000);
+    expect(new Set(replayed.map((f) => f.data.id)).size).toBe(5000);
+    const live = await say(app, room, 'u1', 'live after 5000');
+    expect((await exact.next((f) => speech(f) && f.data.id === live.body.data.speech.id, 10_000)).data.body).toBe('live after 5000');
+    await exact.settle();
+    expect(exact.frames.filter((f) => f.type === 'error')).toEqual([]);
+    exact.close();
+
+    // `start` is now 5,001 events behind.
+    const tooOld = await connect(baseUrl(), app.appid, app.token);
+    const answer = await tooOld.subscribe(`room:${room}`, start);
+    expect(answer).toMatchObject({ type: 'error', code: 'bad_request', topic: `room:${room}` });
+    await say(app, room, 'u1', 'not for the refused socket');
+    await tooOld.settle();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tooOld.frames.filter((f) => f.type === 'subscribed' || f.type === 'event')).toEqual([]);
+    // Not subscribed: it may subscribe again, and unsubscribe says so.
+    tooOld.send({ type: 'unsubscribe', topic: `room:${room}` });
+    expect(await tooOld.next((f) => f.type === 'error' && f.code === 'not_subscribed')).toBeTruthy();
+    tooOld.close();
+
+    // 5,002 events now follow `start`: the first event's cursor is 5,001 behind and the second's 5,000;
+    // after the live message the second loop posts, the fourth's is 4,999.
+    const [first, second, , fourth] = replayed as [Frame, Frame, Frame, Frame];
+    const tooOldByOne = await connect(baseUrl(), app.appid, app.token);
+    expect(await tooOldByOne.subscribe(`room:${room}`, first.cursor)).toMatchObject({ type: 'error', code: 'bad_request' });
+    tooOldByOne.close();
+    for (const [from, behind] of [
+      [second, 5000],
+      [fourth, 4999],
+    ] as const) {
+      const client = await connect(baseUrl(), app.appid, app.token);
+      expect(await client.subscribe(`room:${room}`, from.cursor)).toMatchObject({ type: 'subscribed', resumed: true });
+      const events = await client.collect((f) => f.type === 'event', behind, 60_000);
+      expect(events).toHaveLength(behind);
+      const next = await say(app, room, 'u1', `live after ${behind}`);
+      expect((await client.next((f) => speech(f) && f.data.id === next.body.data.speech.id, 10_000)).data.body).toBe(`live after ${behind}`);
+      client.close();
+    }
+  });
+});

@@ -21,6 +21,7 @@ export function hookEvent(room: Room, view: EventView, notify: NotifyTarget[]): 
     containerTags: room.customTags,
     entity: 'chat',
     containerId: room.id,
+    containerCustomId: room.customId,
     payload: view,
     notify,
     actorUserId: view.userid ?? '',

@@ -102,7 +102,8 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
         assertModerator(ctx);
         assertActingAs(ctx, ctx.body.byuserid);
         const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
-        return ok(await effects.purge(ctx.app, room, ctx.body.userid, ctx.body.byuserid), 'User messages purged.');
+        const { event, purged } = await effects.purge(ctx.app, room, ctx.body.userid, ctx.body.byuserid);
+        return ok(event, `The user's ${purged} messages were purged.`);
       },
     }),
     route({
@@ -119,7 +120,10 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
           ctx.query.limit,
           (e) => e.key,
         );
-        return ok(listPayload('chat.list.roomusereffects', 'usereffects', items.map((e) => e.item), next));
+        const page = items.map((e) => e.item);
+        // `effects` in the SDKs' shape ({user, effect}) beside api-v3.md's `usereffects`.
+        const sdkEffects = page.map((e) => ({ user: e.user, effect: { effecttype: e.effecttype, expires: e.expires, userid: e.userid } }));
+        return ok({ ...listPayload('chat.list.roomusereffects', 'usereffects', page, next), effects: sdkEffects });
       },
     }),
   ];

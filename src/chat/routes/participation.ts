@@ -69,7 +69,7 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
         assertActingAs(ctx, ctx.body.userid);
         const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
         const event = await roomService.exit(ctx.app, room, ctx.body.userid);
-        return ok({ kind: 'chat.exitroom', userid: ctx.body.userid, roomid: room.id, event }, 'User left the room.');
+        return ok({ kind: 'chat.exitroom', userid: ctx.body.userid, roomid: room.id, event }, 'Success');
       },
     }),
     route({

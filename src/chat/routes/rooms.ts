@@ -4,6 +4,7 @@ import { assertModerator } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
+import { moderatedRoomView } from '../moderation/room-view.js';
 import { findRooms, listRooms } from '../store/rooms.js';
 import { roomView } from '../views.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
@@ -39,20 +40,25 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
         const { roomid, customid, entity } = ctx.query;
         if (roomid.length === 0 && customid.length === 0) throw badRequest('You must specify at least one roomid or customid', { roomid: 'give a roomid or customid' });
         const found = await findRooms(core.db, ctx.app.id, roomid, customid);
-        const details = found.map((r) => ({
-          roomid: r.id,
-          customid: r.customId,
-          ...(entity.includes('room') ? { room: roomView(r) } : {}),
-          ...(entity.includes('numparticipants') ? { numparticipants: r.inRoom } : {}),
-          ...(entity.includes('lastmessagetime') ? { lastmessagetime: r.lastMessageAt?.toISOString() ?? null } : {}),
-        }));
+        // Each figure under api-v3.md's name and the SDKs' (inroom, mostrecentmessagetime).
+        const details = found.map((r) => {
+          const lastMessageTime = r.lastMessageAt?.toISOString() ?? null;
+          return {
+            roomid: r.id,
+            customid: r.customId,
+            ...(entity.includes('room') ? { room: roomView(r) } : {}),
+            ...(entity.includes('numparticipants') ? { numparticipants: r.inRoom, inroom: r.inRoom } : {}),
+            ...(entity.includes('lastmessagetime') ? { lastmessagetime: lastMessageTime, mostrecentmessagetime: lastMessageTime } : {}),
+          };
+        });
         return ok({ kind: 'chat.room.list.extendeddetails', itemcount: details.length, details });
       },
     }),
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid',
-      handler: async (ctx) => ok(roomView(await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
+      // With who is bounced, shadow banned, ... in it: the SDKs read bouncedusers and shadowbannedusers here.
+      handler: async (ctx) => ok(await moderatedRoomView(chat.context, core.db, ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
     }),
     route({
       method: 'GET',

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
-import { rows, type Queryable } from '../../db/client.js';
+import { deletedCount, rows, type Queryable } from '../../db/client.js';
 import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
@@ -173,8 +173,9 @@ export async function deleteRoomEvents(q: Queryable, roomId: string): Promise<nu
   return gone.length;
 }
 
-export async function deleteUserEvents(q: Queryable, appId: string, userId: string, roomId: string): Promise<void> {
-  await q.delete(chatEvents).where(and(eq(chatEvents.appId, appId), eq(chatEvents.userId, userId), eq(chatEvents.roomId, roomId)));
+/** Deletes the user's events in the room; how many went. */
+export async function deleteUserEvents(q: Queryable, appId: string, userId: string, roomId: string): Promise<number> {
+  return deletedCount(q, sql`delete from ${chatEvents} where ${and(eq(chatEvents.appId, appId), eq(chatEvents.userId, userId), eq(chatEvents.roomId, roomId))} returning 1`);
 }
 
 export async function hasReplies(q: Queryable, id: string): Promise<boolean> {

@@ -14,11 +14,13 @@ export const notifications = pgTable(
     entity: text('entity').notNull(),
     /** Room id for chat, conversation id for comments. */
     containerId: text('container_id').notNull(),
+    containerCustomId: text('container_custom_id'),
     /** The published chat event's or comment's id. */
     itemId: text('item_id').notNull(),
     fromUserId: text('from_user_id').notNull(),
     payload: jsonb('payload').notNull(),
     read: boolean('read').notNull().default(false),
+    whenRead: ts('when_read'),
     added: ts('added').notNull().defaultNow(),
   },
   (t) => [index('notifications_user_idx').on(t.appId, t.userId, t.id), index('notifications_item_idx').on(t.appId, t.userId, t.itemId)],

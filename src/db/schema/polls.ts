@@ -28,7 +28,8 @@ export const polls = pgTable(
     whenPollExpires: ts('when_poll_expires'),
     status: text('status').notNull().default('published'),
     displayResults: boolean('display_results').notNull().default(true),
-    sortChoices: boolean('sort_choices').notNull().default(false),
+    /** How clients order the choices: none, random, position, ... (as the SDKs send it). */
+    sortChoices: text('sort_choices').notNull().default('none'),
     /** Kept exact in the transaction that inserts responses, under this row's lock. */
     totalResponses: integer('total_responses').notNull().default(0),
     added: ts('added').notNull().defaultNow(),

@@ -2,6 +2,12 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { ts } from './columns.js';
 
+export interface UserReportEntry {
+  userid: string;
+  issuedat: string;
+  reason: string;
+}
+
 export const users = pgTable(
   'users',
   {
@@ -20,6 +26,8 @@ export const users = pgTable(
     shadowBannedUntil: ts('shadow_banned_until'),
     muted: boolean('muted').notNull().default(false),
     mutedUntil: ts('muted_until'),
+    /** Reports of this user (user/users/{userid}/report), carried on app.user as `reports`. */
+    reports: jsonb('reports').$type<UserReportEntry[]>().notNull().default([]),
     added: ts('added').notNull().defaultNow(),
     whenModified: ts('when_modified').notNull().defaultNow(),
   },
