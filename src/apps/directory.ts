@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
-import { newId, newSecret } from '../ids.js';
+import { newId, newSecret, newWebhookSecret } from '../ids.js';
 import type { Application } from './types.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
@@ -38,7 +38,7 @@ export class AppDirectory {
         organizationId: input.organizationId ?? null,
         userPool: shared ? `org:${input.organizationId}` : `app:${id}`,
         jwtSecret: newSecret(),
-        webhookSecret: `whsec_${newSecret(24)}`,
+        webhookSecret: newWebhookSecret(),
       })
       .returning();
     return row as Application;
