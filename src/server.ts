@@ -5,6 +5,7 @@ import type { Area, Core } from './core.js';
 import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
 import { healthRoutes } from './health/routes.js';
+import { CorsPolicy } from './http/cors.js';
 import { createHttpApp } from './http/server.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
@@ -35,7 +36,7 @@ export interface RunningServer {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   const bus = await openBus(config, log);
-  const apps = new AppDirectory(database.db);
+  const apps = new AppDirectory(database.db, bus);
   const core: Core = {
     config,
     log,
@@ -54,6 +55,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     apps,
     bodyLimit: config.bodyLimit,
     manageToken,
+    cors: new CorsPolicy(config.corsOrigins),
     routes: [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)],
   });
   for (const area of areas) area.attach?.(app);

@@ -140,7 +140,9 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses/user/:userid',
+        access: 'user',
         handler: async (ctx) => {
+          assertActingAs(ctx, param(ctx.params, 'userid'));
           const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
           const responses = await store.userResponses(db, poll.id, param(ctx.params, 'userid'));
           return ok(listPayload('list.poll.responses', 'responses', responses.map(responseView), ''));
@@ -149,6 +151,7 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => {
           assertModerator(ctx);
@@ -173,6 +176,7 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/leads',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => {
           assertModerator(ctx);

@@ -44,6 +44,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'user/users',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => {
           const after = stringCursor(ctx.query.cursor) ?? '';
@@ -68,6 +69,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/role',
+        access: 'admin',
         body: SetRole,
         handler: async (ctx) => {
           assertAdmin(ctx);
@@ -78,6 +80,7 @@ export function usersArea(core: Core): Area {
         route({
           method: 'POST',
           path: `user/users/:userid/${segment}`,
+          access: 'admin',
           body: Effect,
           handler: async (ctx) => {
             assertModerator(ctx);
@@ -89,6 +92,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/globalpurge',
+        access: 'admin',
         body: GlobalPurge,
         handler: async (ctx) => {
           assertModerator(ctx);
@@ -112,6 +116,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'user/moderation/queues/reportedusers',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => {
           assertModerator(ctx);
