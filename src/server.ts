@@ -6,6 +6,7 @@ import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
 import { healthRoutes } from './health/routes.js';
 import { CorsPolicy } from './http/cors.js';
+import type { RouteDef } from './http/route.js';
 import { createHttpApp } from './http/server.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
@@ -30,6 +31,8 @@ export interface RunningServer {
   port: number;
   core: Core;
   manageToken: string;
+  /** Every HTTP route served, as registered. */
+  routes: readonly RouteDef[];
   stop(): Promise<void>;
 }
 
@@ -50,13 +53,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
+  const routes = [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)];
   const app = createHttpApp({
     log,
     apps,
     bodyLimit: config.bodyLimit,
     manageToken,
     cors: new CorsPolicy(config.corsOrigins),
-    routes: [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)],
+    routes,
   });
   for (const area of areas) area.attach?.(app);
 
@@ -70,6 +74,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     port,
     core,
     manageToken,
+    routes,
     async stop() {
       us_listen_socket_close(listenSocket);
       for (const area of areas.reverse()) await area.close?.();
