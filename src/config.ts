@@ -24,6 +24,21 @@ const byteSize = v.pipe(
   v.minValue(1024, 'must be at least 1kb'),
 );
 
+const onOff = v.pipe(v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1'));
+const origins = v.pipe(
+  v.string(),
+  v.transform((s) => s.split(',').map((o) => o.trim()).filter((o) => o !== '')),
+  v.check((list) => list.length === 1 && list[0] === '*' ? true : list.length > 0 && list.every(isOrigin), 'must be * or a comma-separated list of origins like https://example.com'),
+);
+
+function isOrigin(s: string): boolean {
+  try {
+    return new URL(s).origin === s;
+  } catch {
+    return false;
+  }
+}
+
 const SECONDS_PER = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 const duration = v.pipe(
   v.string(),
@@ -49,6 +64,8 @@ const EnvSchema = v.object({
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
+  WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
+  CORS_ORIGINS: v.optional(origins, '*'),
 });
 
 export type Config = {
@@ -70,6 +87,10 @@ export type Config = {
   webhookFailureLimit: number;
   /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
   webhookLogRetentionSeconds: number;
+  /** Refuse webhook URLs that resolve to loopback or private addresses, at save and at delivery. */
+  webhookDenyPrivate: boolean;
+  /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
+  corsOrigins: string[];
 };
 
 export class ConfigError extends Error {}
@@ -100,5 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
+    webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
+    corsOrigins: e.CORS_ORIGINS,
   };
 }

@@ -22,6 +22,9 @@ export const newId = (): string => generator.generate().toString();
 
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
+/** Standard Webhooks secrets are `whsec_` + standard base64 (its libraries refuse `-` and `_`). */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
 /** An id that sorts after every id made before `ms` and before every id made at or after it. */
 export function idAt(ms: number): string {
   const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');

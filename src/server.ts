@@ -5,6 +5,8 @@ import type { Area, Core } from './core.js';
 import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
 import { healthRoutes } from './health/routes.js';
+import { CorsPolicy } from './http/cors.js';
+import type { RouteDef } from './http/route.js';
 import { createHttpApp } from './http/server.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
@@ -29,13 +31,15 @@ export interface RunningServer {
   port: number;
   core: Core;
   manageToken: string;
+  /** Every HTTP route served, as registered. */
+  routes: readonly RouteDef[];
   stop(): Promise<void>;
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   const bus = await openBus(config, log);
-  const apps = new AppDirectory(database.db);
+  const apps = new AppDirectory(database.db, bus);
   const core: Core = {
     config,
     log,
@@ -49,12 +53,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
+  const routes = [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)];
   const app = createHttpApp({
     log,
     apps,
     bodyLimit: config.bodyLimit,
     manageToken,
-    routes: [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)],
+    cors: new CorsPolicy(config.corsOrigins),
+    routes,
   });
   for (const area of areas) area.attach?.(app);
 
@@ -68,6 +74,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     port,
     core,
     manageToken,
+    routes,
     async stop() {
       us_listen_socket_close(listenSocket);
       for (const area of areas.reverse()) await area.close?.();

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
-import { count, eq } from 'drizzle-orm';
+import { asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
-import { newId, newSecret } from '../ids.js';
-import type { Application } from './types.js';
+import { newId, newSecret, newWebhookSecret } from '../ids.js';
+import type { Bus } from '../realtime/bus.js';
+import type { Application, Credential, TokenInfo, TokenScope } from './types.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** Bus topic: a token was revoked; every node forgets it. */
+const REVOKED = 'api-token-revoked';
 
 export interface NewApplication {
   name: string;
@@ -14,16 +18,33 @@ export interface NewApplication {
   organizationId: string | undefined;
 }
 
+export interface NewToken {
+  name: string;
+  scope: TokenScope;
+  permissions: string[];
+}
+
+const tokenColumns = { id: apiTokens.id, appId: apiTokens.appId, name: apiTokens.name, scope: apiTokens.scope, permissions: apiTokens.permissions, added: apiTokens.added };
+
 /**
  * Applications and their API tokens. Authentication sits on every request, so a verified
- * token is remembered in memory: the hot paths pay no database round trip for it.
+ * token is remembered in memory: the hot paths pay no database round trip for it. A revoked
+ * token is announced on the bus and forgotten by every node.
  */
 export class AppDirectory {
   /** Keyed by the token as presented: a hit costs no hashing. Only verified tokens enter. */
-  private readonly byToken = new Map<string, Application>();
+  private readonly byToken = new Map<string, Credential>();
   private readonly byId = new Map<string, Application>();
+  private readonly revokeListeners = new Set<(tokenId: string) => void>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+  ) {
+    bus.onMessage((_appId, message) => {
+      if (message.topic === REVOKED) this.forget(message.payload as string);
+    });
+  }
 
   async create(input: NewApplication): Promise<Application> {
     const id = newId();
@@ -38,16 +59,36 @@ export class AppDirectory {
         organizationId: input.organizationId ?? null,
         userPool: shared ? `org:${input.organizationId}` : `app:${id}`,
         jwtSecret: newSecret(),
-        webhookSecret: `whsec_${newSecret(24)}`,
+        webhookSecret: newWebhookSecret(),
       })
       .returning();
     return row as Application;
   }
 
-  async createToken(appId: string, name: string, permissions: string[]): Promise<string> {
+  async createToken(appId: string, input: NewToken): Promise<{ token: string; info: TokenInfo }> {
     const token = newSecret(32);
-    await this.db.insert(apiTokens).values({ tokenHash: hashToken(token), appId, name, permissions });
-    return token;
+    const [row] = await this.db
+      .insert(apiTokens)
+      .values({ tokenHash: hashToken(token), id: newId(), appId, ...input })
+      .returning(tokenColumns);
+    return { token, info: row as TokenInfo };
+  }
+
+  async listTokens(appId: string): Promise<TokenInfo[]> {
+    return this.db.select(tokenColumns).from(apiTokens).where(eq(apiTokens.appId, appId)).orderBy(asc(apiTokens.id));
+  }
+
+  /** Deletes the token and tells every node to forget it; undefined when there is no such token. */
+  async revokeToken(tokenId: string): Promise<TokenInfo | undefined> {
+    const [row] = await this.db.delete(apiTokens).where(eq(apiTokens.id, tokenId)).returning(tokenColumns);
+    if (row === undefined) return undefined;
+    this.bus.publish(row.appId, { topic: REVOKED, payload: tokenId });
+    return row;
+  }
+
+  /** Called on every node when a token is revoked (after it is forgotten). */
+  onRevoked(listener: (tokenId: string) => void): void {
+    this.revokeListeners.add(listener);
   }
 
   async get(appId: string): Promise<Application | undefined> {
@@ -58,20 +99,29 @@ export class AppDirectory {
     return row;
   }
 
-  /** The application the token belongs to, if it is `appId`'s; undefined otherwise. */
-  async authenticate(appId: string, token: string): Promise<Application | undefined> {
+  /** The token's credential, if the token is `appId`'s; undefined otherwise. */
+  async authenticate(appId: string, token: string): Promise<Credential | undefined> {
     const cached = this.byToken.get(token);
-    if (cached !== undefined) return cached.id === appId ? cached : undefined;
-    const [row] = await this.db.select({ appId: apiTokens.appId }).from(apiTokens).where(eq(apiTokens.tokenHash, hashToken(token)));
+    if (cached !== undefined) return cached.app.id === appId ? cached : undefined;
+    const [row] = await this.db
+      .select({ id: apiTokens.id, appId: apiTokens.appId, scope: apiTokens.scope })
+      .from(apiTokens)
+      .where(eq(apiTokens.tokenHash, hashToken(token)));
     if (row === undefined) return undefined;
     const app = await this.get(row.appId);
     if (app === undefined) return undefined;
-    this.byToken.set(token, app);
-    return app.id === appId ? app : undefined;
+    const credential: Credential = { id: row.id, app, scope: row.scope };
+    this.byToken.set(token, credential);
+    return app.id === appId ? credential : undefined;
   }
 
   async count(): Promise<number> {
     const [row] = await this.db.select({ n: count() }).from(applications);
     return row?.n ?? 0;
+  }
+
+  private forget(tokenId: string): void {
+    for (const [token, credential] of this.byToken) if (credential.id === tokenId) this.byToken.delete(token);
+    for (const listener of this.revokeListeners) listener(tokenId);
   }
 }

@@ -8,6 +8,8 @@ import type { MessageInput, Messages } from './messages.js';
 import type { Posting } from './posting.js';
 
 export const COMMAND_EVENT_TYPES = ['speech', 'announcement', 'custom', 'ad'] as const;
+/** Event types only the backend or a moderator/admin posts. */
+const SPEAKS_FOR_THE_APP = new Set<string>(['announcement', 'ad']);
 
 export interface CommandInput extends Omit<MessageInput, 'body'> {
   eventtype: (typeof COMMAND_EVENT_TYPES)[number];
@@ -49,6 +51,7 @@ export class Commands {
     if (input.replyto !== undefined && input.replyto !== '') {
       return result('quote', await this.messages.quote(app, room, input.replyto, userId, { ...input, body: text }), null);
     }
+    if (SPEAKS_FOR_THE_APP.has(input.eventtype) && actor?.role === 'user') throw forbidden(`A user token may not post ${input.eventtype} events; they speak for the application.`);
     const sender = await this.posting.sender(app, room, userId);
     if (text.startsWith('/')) {
       if (!room.enableActions) throw forbidden(`Actions are turned off in room ${room.id}.`);

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { AppDirectory } from '../apps/directory.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
+import { MemoryBus } from '../realtime/memory-bus.js';
 
 const USAGE = 'Usage: npm run app:create -- --name NAME [--userreportslimit N] [--organizationid ORG]\n';
 
@@ -66,9 +67,9 @@ async function main(): Promise<void> {
     return fail(`Cannot open the database: ${(err as Error).message}${hint}`, 1);
   }
   try {
-    const apps = new AppDirectory(database.db);
+    const apps = new AppDirectory(database.db, new MemoryBus(log));
     const app = await apps.create({ name, userReportsLimit: Number(limitText), useOrganizationUserDatabase: organizationId !== undefined, organizationId });
-    const token = await apps.createToken(app.id, 'default', []);
+    const { token } = await apps.createToken(app.id, { name: 'default', scope: 'server', permissions: [] });
     process.stdout.write(`appid: ${app.id}\ntoken: ${token}\njwtsecret: ${app.jwtSecret}\n`);
   } finally {
     await database.close();

@@ -29,6 +29,7 @@ export function commentsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'comment/moderation/queues/comments',
+        access: 'user',
         query: ModerationQueue,
         handler: async (ctx) => {
           assertModerator(ctx);

@@ -37,10 +37,13 @@ export class Conversations {
     return found;
   }
 
-  /** Creates the conversation, or updates it (renaming it when replaceconversationid is given). */
-  async upsert(app: Application, input: UpsertConversationInput): Promise<{ conversation: Conversation; created: boolean }> {
+  /**
+   * Creates the conversation, or updates it (renaming it when replaceconversationid is given);
+   * `mayUpdate` throws when the caller may not change the existing one.
+   */
+  async upsert(app: Application, input: UpsertConversationInput, mayUpdate: (existing: Conversation) => void): Promise<{ conversation: Conversation; created: boolean }> {
     try {
-      return await this.write(app, input);
+      return await this.write(app, input, mayUpdate);
     } catch (err) {
       const index = violatedUniqueIndex(err);
       if (index === 'comment_conversations_customid_idx') throw conflict(`The customid ${input.customid ?? ''} is already used by another conversation.`, { customid: 'is already in use' });
@@ -49,7 +52,7 @@ export class Conversations {
     }
   }
 
-  private async write(app: Application, input: UpsertConversationInput): Promise<{ conversation: Conversation; created: boolean }> {
+  private async write(app: Application, input: UpsertConversationInput, mayUpdate: (existing: Conversation) => void): Promise<{ conversation: Conversation; created: boolean }> {
     const renaming = input.replaceconversationid !== undefined && input.replaceconversationid !== input.conversationid;
     for (;;) {
       const existing = await store.findConversation(this.db, app.id, input.conversationid);
@@ -61,6 +64,7 @@ export class Conversations {
         this.cache.changed(app.id, [created.conversationId]);
         return { conversation: created, created: true };
       }
+      mayUpdate(existing);
       const patch = patchOf(input, existing);
       if (renaming) patch.conversationId = input.replaceconversationid;
       const updated = await store.updateConversation(this.db, existing.key, { ...patch, whenModified: new Date() });

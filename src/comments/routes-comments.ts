@@ -1,4 +1,4 @@
-import { assertActingAs } from '../http/auth.js';
+import { assertActingAs, roleIfTrusted } from '../http/auth.js';
 import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../http/route.js';
 import { deletePermanently, editComment, setDeleted, type DeleteResult } from './changes.js';
 import type { CommentsDeps } from './deps.js';
@@ -18,9 +18,7 @@ const deleteResult = (result: DeleteResult, message: string): Reply => ok({ kind
 export function commentRoutes(deps: CommentsDeps): RouteDef[] {
   const create = async (ctx: RequestContext<CreateCommentInput>, parent: string | undefined) => {
     assertActingAs(ctx, ctx.body.userid);
-    // Only a trusted caller (API token alone, or an admin's user token) may set roles through a comment.
-    const role = ctx.actor === null || ctx.actor.role === 'admin' ? ctx.body.role : undefined;
-    return viewOrBlocked(await createComment(deps, ctx.app, conversationId(ctx), { ...ctx.body, role }, parent));
+    return viewOrBlocked(await createComment(deps, ctx.app, conversationId(ctx), { ...ctx.body, role: roleIfTrusted(ctx, ctx.body.role) }, parent));
   };
   return [
     route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),

@@ -1,6 +1,6 @@
-import { assertActingAs } from '../http/auth.js';
+import { assertActingAs, assertOwnerOrModerator, ownerFor } from '../http/auth.js';
 import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest, forbidden } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../http/route.js';
 import type { ListAfter } from './conversation-store.js';
 import type { CommentsDeps } from './deps.js';
@@ -11,10 +11,8 @@ import { conversationView, type Conversation } from './views.js';
 const isListAfter = (x: unknown): x is ListAfter => typeof x === 'object' && x !== null && isTimeKey({ a: (x as ListAfter).added, i: (x as ListAfter).key });
 const OPTIONAL_ENTITIES = ['reactions', 'likecount', 'commentcount'] as const;
 
-/** A user token may reset or delete only a conversation it owns, unless it is a moderator's. */
-function assertMayManage(ctx: RequestContext, conversation: Conversation): void {
-  if (ctx.actor !== null && ctx.actor.role === 'user' && ctx.actor.userid !== conversation.ownerUserId) throw forbidden('Only the owner of the conversation or a moderator can do this.');
-}
+/** A user token may change, reset or delete only a conversation it owns, unless it is a moderator's. */
+const assertMayManage = (ctx: RequestContext, conversation: Conversation) => assertOwnerOrModerator(ctx, conversation.ownerUserId, 'conversation');
 
 export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
   const { conversations } = deps;
@@ -24,7 +22,8 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       path: 'comment/conversations',
       body: UpsertConversation,
       handler: async (ctx) => {
-        const { conversation, created } = await conversations.upsert(ctx.app, ctx.body);
+        const owneruserid = ownerFor(ctx, ctx.body.owneruserid, 'owneruserid', true);
+        const { conversation, created } = await conversations.upsert(ctx.app, { ...ctx.body, owneruserid }, (existing) => assertMayManage(ctx, existing));
         return ok(conversationView(conversation), created ? 'Inserted' : 'Updated');
       },
     }),

@@ -1,12 +1,20 @@
 import type * as v from 'valibot';
 import type { Logger } from '../logger.js';
-import type { Application } from '../apps/types.js';
+import type { Application, TokenScope } from '../apps/types.js';
 import type { AnySchema } from './validation.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 /** Who a route answers to: an application's API token, the operator's manage token, or anyone. */
 export type Scope = 'app' | 'manage' | 'public';
+
+/**
+ * What a `client`-scoped API token needs besides itself on an app route: nothing (`public`
+ * reads), a user token (`user`: writes and user-scoped reads, acting as that user), or an
+ * admin's user token (`admin`: app administration). Default: `public` for GET, else `user`.
+ * Server tokens are not narrowed by it; handlers check the user token either way.
+ */
+export type Access = 'public' | 'user' | 'admin';
 
 /** A user token (Authorization: Bearer) narrows the caller to that user's rights. */
 export interface Actor {
@@ -22,6 +30,8 @@ export interface RequestContext<Body = unknown, Query = unknown> {
   query: Query;
   /** Set on app-scoped routes; the application the token belongs to. */
   app: Application;
+  /** The API token's scope; `server` on manage and public routes. */
+  scope: TokenScope;
   actor: Actor | null;
 }
 
@@ -40,6 +50,7 @@ export interface RouteDef<B extends AnySchema | undefined = AnySchema | undefine
   /** For app routes relative to /api/v3/{appid}/, for manage routes to /api/v3/manage/; `:name` is a parameter. */
   path: string;
   scope?: Scope;
+  access?: Access;
   body?: B;
   query?: Q;
   handler: (ctx: RequestContext<Out<B>, Out<Q>>) => Promise<Reply> | Reply;

@@ -1,9 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
+import type { TokenScope } from '../apps/types.js';
 import type { Logger } from '../logger.js';
-import { NOT_AUTHORIZED, verifyUserToken } from './auth.js';
+import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
+import type { CorsPolicy } from './cors.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
 import { ApiError } from './errors.js';
 import { foldKeys, parseQuery } from './normalize.js';
@@ -21,6 +23,7 @@ export interface HttpDeps {
   apps: AppDirectory;
   bodyLimit: number;
   manageToken: string;
+  cors: CorsPolicy;
   routes: RouteDef[];
 }
 
@@ -56,11 +59,14 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
   const accessLog = deps.log.isLevelEnabled('info');
   const app = App();
 
-  app.options('/*', (res) => {
+  app.options('/*', (res, req) => {
+    const allowOrigin = deps.cors.allowOrigin(req.getHeader('origin'));
     res.cork(() => {
+      res.writeStatus(statusLine(204));
+      // A preflight from an origin not allowed gets no allow-origin: the browser stops there.
+      if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
+      if (!deps.cors.anyOrigin) res.writeHeader('vary', 'origin');
       res
-        .writeStatus(statusLine(204))
-        .writeHeader('access-control-allow-origin', '*')
         .writeHeader('access-control-allow-methods', CORS_METHODS)
         .writeHeader('access-control-allow-headers', CORS_HEADERS)
         .writeHeader('access-control-max-age', '86400')
@@ -70,12 +76,13 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
 
   app.any('/*', (res, req) => {
     const incoming = readIncoming(req);
+    const allowOrigin = deps.cors.anyOrigin ? '*' : deps.cors.allowOrigin(req.getHeader('origin'));
     const state: State = { aborted: false, started: performance.now() };
     res.onAborted(() => {
       state.aborted = true;
     });
     const respond = (status: number, body: string, extra?: [string, string]) => {
-      send(res, state, status, body, incoming.requestId, extra);
+      send(res, state, status, body, incoming.requestId, allowOrigin, extra);
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
@@ -122,16 +129,18 @@ function readIncoming(req: HttpRequest): Incoming {
 async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, bodyText: string): Promise<Reply> {
   const scope = route.scope ?? 'app';
   let app = undefined as unknown as RequestContext['app'];
+  let tokenScope: TokenScope = 'server';
   let actor: Actor | null = null;
   if (scope === 'manage') {
     const given = Buffer.from(incoming.manageToken);
     if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
   } else if (scope === 'app') {
     const appId = params['appid'] as string;
-    const found = incoming.apiToken === '' ? undefined : await deps.apps.authenticate(appId, incoming.apiToken);
-    if (found === undefined) throw new ApiError(403, NOT_AUTHORIZED);
-    app = found;
-    if (incoming.authorization !== '') actor = await verifyUserToken(found, incoming.authorization);
+    const credential = await authenticateApp(deps.apps, appId, incoming.apiToken);
+    app = credential.app;
+    tokenScope = credential.scope;
+    if (incoming.authorization !== '') actor = await verifyUserToken(app, incoming.authorization);
+    if (tokenScope === 'client') assertClientAccess(route, actor);
   }
   validatePathParams(params);
   const body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
@@ -146,6 +155,7 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     body,
     query,
     app,
+    scope: tokenScope,
     actor,
   };
   return route.handler(ctx);
@@ -169,12 +179,13 @@ function parseJsonBody(text: string): unknown {
   return foldKeys(parsed);
 }
 
-function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, extra: [string, string] | undefined): void {
+function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string] | undefined): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));
     res.writeHeader('content-type', 'application/json; charset=utf-8');
-    res.writeHeader('access-control-allow-origin', '*');
+    if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
+    if (allowOrigin !== '*') res.writeHeader('vary', 'origin');
     res.writeHeader('x-request-id', requestId);
     res.writeHeader('access-control-expose-headers', 'x-request-id, allow');
     if (extra !== undefined) res.writeHeader(extra[0], extra[1]);

@@ -13,7 +13,7 @@ export async function announceFirstRun(server: RunningServer, config: Config): P
   const apps = server.core.apps;
   if (server.core.database.kind === 'embedded' && (await apps.count()) === 0) {
     const app = await apps.create({ name: 'default', userReportsLimit: 3, useOrganizationUserDatabase: false, organizationId: undefined });
-    const token = await apps.createToken(app.id, 'default', []);
+    const { token } = await apps.createToken(app.id, { name: 'default', scope: 'server', permissions: [] });
     lines.push(`First start: created application "default"`, `  appid: ${app.id}`, `  x-api-token: ${token}`);
     lines.push(`  try: curl -H 'x-api-token: ${token}' http://localhost:${server.port}/api/v3/${app.id}/user/users/`);
   }

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { flag, integer, requiredText, stringList, text } from '../http/fields.js';
-import { ok, route, type RouteDef } from '../http/route.js';
-import { applicationView } from './views.js';
+import { TOKEN_SCOPES } from '../apps/types.js';
+import { choice, flag, integer, requiredText, stringList, text } from '../http/fields.js';
+import { ok, param, route, type RouteDef } from '../http/route.js';
+import { applicationView, tokenView } from './views.js';
 
 const CreateApplication = v.object({
   name: requiredText(200),
@@ -15,8 +16,11 @@ const CreateApplication = v.object({
 const CreateToken = v.object({
   applicationid: requiredText(200),
   name: v.optional(text(200), 'default'),
+  scope: v.optional(choice(TOKEN_SCOPES), 'server'),
   permissions: v.optional(stringList(100), []),
 });
+
+const ListTokens = v.object({ applicationid: requiredText(200) });
 
 export function manageRoutes(core: Core): RouteDef[] {
   return [
@@ -47,8 +51,30 @@ export function manageRoutes(core: Core): RouteDef[] {
       handler: async ({ body }) => {
         const app = await core.apps.get(body.applicationid);
         if (app === undefined) throw notFound(`Application ${body.applicationid} not found.`);
-        const token = await core.apps.createToken(app.id, body.name, body.permissions);
-        return ok({ kind: 'app.token', applicationid: app.id, name: body.name, permissions: body.permissions, token }, 'Token created.');
+        const { token, info } = await core.apps.createToken(app.id, { name: body.name, scope: body.scope, permissions: body.permissions });
+        return ok({ ...tokenView(info), token }, 'Token created.');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'tokens',
+      scope: 'manage',
+      query: ListTokens,
+      handler: async ({ query }) => {
+        const app = await core.apps.get(query.applicationid);
+        if (app === undefined) throw notFound(`Application ${query.applicationid} not found.`);
+        const tokens = (await core.apps.listTokens(app.id)).map(tokenView);
+        return ok({ kind: 'list.app.tokens', applicationid: app.id, itemcount: tokens.length, tokens });
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: 'tokens/:tokenid',
+      scope: 'manage',
+      handler: async ({ params }) => {
+        const revoked = await core.apps.revokeToken(param(params, 'tokenid'));
+        if (revoked === undefined) throw notFound(`Token ${param(params, 'tokenid')} not found.`);
+        return ok({ kind: 'deleted.app.token', token: tokenView(revoked) }, 'Token revoked.');
       },
     }),
   ];

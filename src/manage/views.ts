@@ -1,4 +1,4 @@
-import type { Application } from '../apps/types.js';
+import type { Application, TokenInfo } from '../apps/types.js';
 
 export function applicationView(app: Application) {
   return {
@@ -16,4 +16,10 @@ export function applicationView(app: Application) {
     webhooksecret: app.webhookSecret,
     added: app.added.toISOString(),
   };
+}
+
+/** A token as listed: never the secret itself (it is shown once, by createtoken). */
+export function tokenView(t: TokenInfo) {
+  const added = t.added.toISOString();
+  return { kind: 'app.token', id: t.id, applicationid: t.appId, name: t.name, scope: t.scope, permissions: t.permissions, added, created: added };
 }

@@ -49,6 +49,7 @@ export function notificationsArea(core: Core): Area {
       route({
         method: 'GET',
         path: `${BASE}/listnotifications`,
+        access: 'user',
         query: ListNotifications,
         handler: async (ctx) => {
           const userid = owner(ctx);

@@ -22,8 +22,9 @@ export function pollsArea(core: Core): Area {
   const votes = new VoteBatcher(db, core.log, (pollIds) => live.changed(pollIds));
   const withChoices = async (poll: Poll) => pollView(poll, await store.choicesOf(db, [poll.id]));
   const pollIdOf = (params: Record<string, string>) => params['pollid'] as string;
-  const userResponses = async (app: Application, pollId: string, userId: string) => {
-    const poll = await polls.require(app, pollId);
+  const userResponses = async (ctx: RequestContext, userId: string) => {
+    assertActingAs(ctx, userId);
+    const poll = await polls.require(ctx.app, pollIdOf(ctx.params));
     const responses = await store.userResponses(db, poll.id, userId);
     return ok(listPayload('list.poll.responses', 'responses', responses.map(responseView), ''));
   };
@@ -153,11 +154,13 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses/user/:userid',
-        handler: async (ctx) => userResponses(ctx.app, pollIdOf(ctx.params), param(ctx.params, 'userid')),
+        access: 'user',
+        handler: async (ctx) => userResponses(ctx, param(ctx.params, 'userid')),
       }),
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => allResponses(ctx, ctx.query),
       }),
@@ -165,8 +168,9 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/responses/all',
+        access: 'user',
         query: AllResponses,
-        handler: async (ctx) => (ctx.query.userid === undefined ? allResponses(ctx, ctx.query) : userResponses(ctx.app, pollIdOf(ctx.params), ctx.query.userid)),
+        handler: async (ctx) => (ctx.query.userid === undefined ? allResponses(ctx, ctx.query) : userResponses(ctx, ctx.query.userid)),
       }),
       route({
         method: 'POST',
@@ -183,6 +187,7 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'poll/poll/:pollid/leads',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => {
           assertModerator(ctx);

@@ -1,4 +1,5 @@
 import type { Area, Core } from '../core.js';
+import { CorsPolicy } from '../http/cors.js';
 import { telemetryRoutes } from '../telemetry/routes.js';
 import { TelemetryService } from '../telemetry/service.js';
 import { Endpoint } from './endpoint.js';
@@ -14,7 +15,7 @@ export function realtimeArea(core: Core): Area {
   const hub = new LiveHub(core.bus, log);
   const telemetry = new TelemetryService(core, hub);
   const subscriptions = new Subscriptions({ hub, feeds: core.feeds, telemetry, log, maxSubscriptions: config.wsMaxSubscriptions, maxBackpressure: config.wsMaxBackpressure });
-  const endpoint = new Endpoint({ config, log, apps: core.apps, telemetry, subscriptions });
+  const endpoint = new Endpoint({ config, log, apps: core.apps, cors: new CorsPolicy(config.corsOrigins), telemetry, subscriptions });
   return {
     routes: telemetryRoutes(telemetry),
     attach(app) {

@@ -1,5 +1,5 @@
 import type { WebSocket } from 'uWebSockets.js';
-import type { Application } from '../apps/types.js';
+import type { Application, TokenScope } from '../apps/types.js';
 import type { Actor } from '../http/route.js';
 import { CLOSE, errorFrame, type ErrorCode } from './protocol.js';
 
@@ -8,7 +8,12 @@ export interface Connection {
   appId: string;
   /** Credentials given on the upgrade request, checked once the socket opens. */
   offered: { token: string; jwt: string } | undefined;
+  /** The upgrade request's Origin header ('' when not sent). */
+  origin: string;
   app: Application | undefined;
+  /** The API token's id and scope, once authenticated. */
+  tokenId: string | undefined;
+  scope: TokenScope;
   actor: Actor | null;
   /** Client topic names this socket is subscribed to (live or still replaying). */
   topics: Set<string>;
@@ -22,9 +27,12 @@ export interface Connection {
 
 export type Socket = WebSocket<Connection>;
 
-export function newConnection(appId: string, offered: Connection['offered']): Connection {
-  return { appId, offered, app: undefined, actor: null, topics: new Set(), resuming: new Map(), queue: Promise.resolve(), authTimer: undefined, closed: false };
+export function newConnection(appId: string, offered: Connection['offered'], origin: string): Connection {
+  return { appId, offered, origin, app: undefined, tokenId: undefined, scope: 'client', actor: null, topics: new Set(), resuming: new Map(), queue: Promise.resolve(), authTimer: undefined, closed: false };
 }
+
+/** Acting for any user without a user token is the backend's, with a server token only. */
+export const trustedBackend = (conn: Connection): boolean => conn.actor === null && conn.scope === 'server';
 
 /**
  * Sends one frame unless the socket is gone; a socket already holding more than `limit` unsent

@@ -2,10 +2,11 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } fro
 import type { AppDirectory } from '../apps/directory.js';
 import type { Config } from '../config.js';
 import { mayActAs, verifyUserToken } from '../http/auth.js';
+import type { CorsPolicy } from '../http/cors.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { TelemetryService } from '../telemetry/service.js';
-import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
+import { closeSocket, newConnection, sendError, sendFrame, trustedBackend, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, parseFrame, type ClientFrame } from './protocol.js';
 import type { Subscriptions } from './subscriptions.js';
 
@@ -18,6 +19,7 @@ export interface EndpointDeps {
   config: Config;
   log: Logger;
   apps: AppDirectory;
+  cors: CorsPolicy;
   telemetry: TelemetryService;
   subscriptions: Subscriptions;
 }
@@ -30,6 +32,9 @@ export class Endpoint {
 
   constructor(private readonly deps: EndpointDeps) {
     this.limit = deps.config.wsMaxBackpressure;
+    deps.apps.onRevoked((tokenId) => {
+      for (const ws of this.sockets) if (ws.getUserData().tokenId === tokenId) closeSocket(ws, CLOSE.authRefused, 'api token revoked');
+    });
     this.sweeper = setInterval(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
     this.sweeper.unref();
   }
@@ -84,7 +89,7 @@ export class Endpoint {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
     const jwt = bearer ?? req.getQuery('jwt') ?? '';
-    const conn = newConnection(req.getParameter(0) ?? '', token === '' ? undefined : { token, jwt });
+    const conn = newConnection(req.getParameter(0) ?? '', token === '' ? undefined : { token, jwt }, req.getHeader('origin'));
     res.upgrade(conn, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
   }
 
@@ -103,15 +108,17 @@ export class Endpoint {
   private async authenticate(ws: Socket, token: string, jwt: string | undefined): Promise<void> {
     const conn = ws.getUserData();
     clearTimeout(conn.authTimer);
-    let app;
+    let credential;
     try {
-      app = await this.deps.apps.authenticate(conn.appId, token);
+      credential = await this.deps.apps.authenticate(conn.appId, token);
     } catch (err) {
       this.deps.log.error({ err }, 'websocket authentication failed');
       return closeSocket(ws, CLOSE.internal, 'internal error');
     }
     if (conn.closed) return;
-    if (app === undefined) return closeSocket(ws, CLOSE.authRefused, 'api token refused');
+    if (credential === undefined) return closeSocket(ws, CLOSE.authRefused, 'api token refused');
+    if (credential.scope === 'client' && !this.deps.cors.allowsSocketFrom(conn.origin)) return closeSocket(ws, CLOSE.authRefused, 'origin not allowed for a client token');
+    const app = credential.app;
     if (jwt !== undefined && jwt !== '') {
       try {
         conn.actor = await verifyUserToken(app, `Bearer ${jwt}`);
@@ -121,6 +128,8 @@ export class Endpoint {
       if (conn.closed) return;
     }
     conn.app = app;
+    conn.tokenId = credential.id;
+    conn.scope = credential.scope;
     this.send(ws, JSON.stringify({ type: 'ready', appid: app.id, userid: conn.actor?.userid ?? null, role: conn.actor?.role ?? null }));
   }
 
@@ -155,6 +164,7 @@ export class Endpoint {
     const conn = ws.getUserData();
     const userid = given ?? conn.actor?.userid;
     if (userid === undefined) return sendError(ws, this.limit, 'bad_request', 'userid is required without a user token.');
+    if (conn.actor === null && !trustedBackend(conn)) return sendError(ws, this.limit, 'forbidden', 'A client token needs a user token to send heartbeats.');
     if (!mayActAs(conn.actor, userid)) return sendError(ws, this.limit, 'forbidden', 'The user token does not allow acting as another user.');
     try {
       this.deps.telemetry.record(conn.appId, contextid, userid, [{ kind: 'presence', key, amount: 1 }]);

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { mayActAs } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { TelemetryService } from '../telemetry/service.js';
-import { sendError, sendFrame, type Socket } from './connection.js';
+import { sendError, sendFrame, trustedBackend, type Socket } from './connection.js';
 import { eventFrame, localTopic, type Delivery, type LiveHub } from './hub.js';
 import { parseTopic, type ErrorCode, type Topic } from './protocol.js';
 
@@ -88,7 +88,7 @@ export class Subscriptions {
     if (topic === undefined) throw new Refusal('bad_topic', 'topic must be room:ID, conversation:ID, poll:ID, context:ID or user:ID.');
     if (conn.topics.has(name)) throw new Refusal('already_subscribed', `Already subscribed to ${name}.`);
     if (conn.topics.size >= this.deps.maxSubscriptions) throw new Refusal('too_many_subscriptions', `A socket may hold at most ${this.deps.maxSubscriptions} subscriptions.`);
-    if (topic.kind === 'user' && !mayActAs(conn.actor, topic.id)) {
+    if (topic.kind === 'user' && (conn.actor === null ? !trustedBackend(conn) : !mayActAs(conn.actor, topic.id))) {
       throw new Refusal('forbidden', 'A user token may subscribe only to its own user topic.');
     }
     return topic;

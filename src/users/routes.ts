@@ -56,6 +56,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'user/users',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => {
           const after = stringCursor(ctx.query.cursor) ?? '';
@@ -80,6 +81,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/role',
+        access: 'admin',
         body: SetRole,
         handler: async (ctx) => {
           assertAdmin(ctx);
@@ -90,6 +92,7 @@ export function usersArea(core: Core): Area {
         route({
           method: 'POST',
           path: `user/users/:userid/${segment}`,
+          access: 'admin',
           body: Effect,
           handler: async (ctx) => {
             assertModerator(ctx);
@@ -101,6 +104,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/globalpurge',
+        access: 'admin',
         body: GlobalPurge,
         handler: async (ctx) => {
           assertModerator(ctx);
@@ -124,6 +128,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'user/moderation/queues/reportedusers',
+        access: 'user',
         query: Paging,
         handler: async (ctx) => reportedUsers(ctx, ctx.query),
       }),

@@ -2,6 +2,7 @@ import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { LogPruner } from './log-pruner.js';
 import { OutboxWriter } from './outbox.js';
+import { denyPrivateReceivers } from './sender.js';
 import type { OutboxRow } from './store.js';
 import { DeliveryWorker } from './worker.js';
 
@@ -17,6 +18,8 @@ export interface PipelineSettings {
   failureLimit: number;
   /** See LogPruner; 0 keeps every delivery. */
   logRetentionSeconds: number;
+  /** WEBHOOK_DENY_PRIVATE */
+  denyPrivate: boolean;
 }
 
 /** The outbox writer, the delivery worker and the log pruner on one database, in the thread that builds them. */
@@ -26,6 +29,7 @@ export class DeliveryPipeline implements Deliveries {
   private readonly pruner: LogPruner;
 
   constructor(db: Db, log: Logger, settings: PipelineSettings, onDisabled: (appId: string) => void) {
+    if (settings.denyPrivate) denyPrivateReceivers();
     this.worker = new DeliveryWorker(db, settings.failureLimit, log, onDisabled);
     this.outbox = new OutboxWriter(db, log, this.worker);
     this.pruner = new LogPruner(db, log, settings.logRetentionSeconds);

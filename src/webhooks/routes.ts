@@ -1,5 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertAdmin } from '../http/auth.js';
+import { badRequest } from '../http/errors.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, param, route } from '../http/route.js';
 import type { Logger } from '../logger.js';
@@ -7,7 +8,9 @@ import { DeliveryThread } from './delivery-thread.js';
 import { WebhookPublishHook } from './hook.js';
 import { DeliveryPipeline, type Deliveries } from './pipeline.js';
 import { HookRegistry } from './registry.js';
+import { resolvesPrivate } from './private-addresses.js';
 import { Paging, WebhookBody } from './schemas.js';
+import { denyPrivateReceivers } from './sender.js';
 import { WebhookService } from './service.js';
 import * as store from './store.js';
 import { logEntryView, webhookView } from './views.js';
@@ -19,6 +22,11 @@ export function webhooksArea(core: Core): Area {
   const registry = new HookRegistry(db, core.bus);
   const deliveries = startDeliveries(core, log, (appId) => registry.changed(appId));
   const hooks = new WebhookService(db, registry);
+  // Prepublish hooks are sent from this thread.
+  if (core.config.webhookDenyPrivate) denyPrivateReceivers();
+  const assertReceiverAllowed = async (url: string) => {
+    if (core.config.webhookDenyPrivate && (await resolvesPrivate(url))) throw badRequest('The webhook URL resolves to a loopback or private address.', { url: 'must not resolve to a loopback or private address' });
+  };
   core.hooks.add(new WebhookPublishHook(db, core.apps, registry, deliveries, core.config.webhookFailureLimit, log));
 
   return {
@@ -27,9 +35,11 @@ export function webhooksArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'webhook/hooks',
+        access: 'admin',
         body: WebhookBody,
         handler: async (ctx) => {
           assertAdmin(ctx);
+          await assertReceiverAllowed(ctx.body.url);
           const { hook, inserted } = await hooks.createOrReplace(ctx.app, ctx.body);
           return ok(webhookView(hook), inserted ? 'Inserted' : 'Replaced');
         },
@@ -37,6 +47,7 @@ export function webhooksArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'webhook/hooks',
+        access: 'admin',
         query: Paging,
         handler: async (ctx) => {
           assertAdmin(ctx);
@@ -49,15 +60,18 @@ export function webhooksArea(core: Core): Area {
       route({
         method: 'PUT',
         path: 'webhook/hooks/:webhookid',
+        access: 'admin',
         body: WebhookBody,
         handler: async (ctx) => {
           assertAdmin(ctx);
+          await assertReceiverAllowed(ctx.body.url);
           return ok(webhookView(await hooks.update(ctx.app, param(ctx.params, 'webhookid'), ctx.body)), 'Updated');
         },
       }),
       route({
         method: 'DELETE',
         path: 'webhook/hooks/:webhookid',
+        access: 'admin',
         handler: async (ctx) => {
           assertAdmin(ctx);
           const hook = await hooks.delete(ctx.app, param(ctx.params, 'webhookid'));
@@ -67,6 +81,7 @@ export function webhooksArea(core: Core): Area {
       route({
         method: 'GET',
         path: 'webhook/hooks/:webhookid/logentries',
+        access: 'admin',
         query: Paging,
         handler: async (ctx) => {
           assertAdmin(ctx);
@@ -83,7 +98,7 @@ export function webhooksArea(core: Core): Area {
 
 /** On Postgres deliveries get a thread of their own; the embedded database lives in this thread, so they stay here. */
 function startDeliveries(core: Core, log: Logger, onDisabled: (appId: string) => void): Deliveries {
-  const settings = { failureLimit: core.config.webhookFailureLimit, logRetentionSeconds: core.config.webhookLogRetentionSeconds };
+  const settings = { failureLimit: core.config.webhookFailureLimit, logRetentionSeconds: core.config.webhookLogRetentionSeconds, denyPrivate: core.config.webhookDenyPrivate };
   const databaseUrl = core.config.databaseUrl;
   if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, settings, onDisabled);
   return new DeliveryThread({ ...settings, databaseUrl, logLevel: core.config.logLevel }, log, onDisabled);

@@ -30,6 +30,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
     route({
       method: 'GET',
       path: 'chat/moderation/queues/events',
+      access: 'user',
       query: Queue,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -109,6 +110,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid/usereffects',
+      access: 'user',
       query: Paging,
       handler: async (ctx) => {
         assertModerator(ctx);

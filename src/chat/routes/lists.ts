@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Core } from '../../core.js';
 import { chatEvents } from '../../db/schema/chat.js';
+import { viewerOf } from '../../http/auth.js';
 import { encodeCursor, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
@@ -12,8 +13,6 @@ import { ByTimestamp, ByType, FeedPaging, History, Search } from '../schemas.js'
 import { aroundTs, displayable, feedBefore, historyBefore, searchEvents } from '../store/events.js';
 import type { RoomView } from '../views.js';
 
-/** Whose shadow-banned events a reader may see: their own (userid in the query, or the user token's). */
-const viewerOf = (ctx: RequestContext, userid: string | undefined) => (userid !== undefined && userid !== '' ? userid : ctx.actor?.userid);
 
 interface Page {
   kind: string;
@@ -112,6 +111,7 @@ export function listRoutes(core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/searchevents',
+      access: 'public',
       body: Search,
       handler: async (ctx) => {
         const b = ctx.body;

@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
-import { assertActingAs } from '../../http/auth.js';
+import { assertActingAs, roleIfTrusted } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import { userView } from '../../users/views.js';
@@ -33,9 +33,9 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
   const { rooms, roomService, feeds, participation } = chat;
 
   const join = async (ctx: RequestContext<v.InferOutput<typeof Join>>, app: Application, found: Room) => {
-    const { limit, userid, ...fields } = ctx.body;
+    const { limit, userid, role, ...fields } = ctx.body;
     assertActingAs(ctx, userid);
-    const { user, subscription } = await roomService.join(app, found, { userid, ...fields });
+    const { user, subscription } = await roomService.join(app, found, { userid, ...fields, role: roleIfTrusted(ctx, role) });
     const room = await rooms.fresh(app, found.id);
     const latest = await feeds.latest(app, room, limit, user.userId);
     return ok({
@@ -102,6 +102,7 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'GET',
       path: 'chat/user/:userid/subscriptions',
+      access: 'user',
       query: Paging,
       handler: async (ctx) => {
         const userid = param(ctx.params, 'userid');

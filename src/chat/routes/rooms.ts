@@ -1,6 +1,6 @@
 import type { Chat } from '../chat.js';
 import type { Core } from '../../core.js';
-import { assertModerator } from '../../http/auth.js';
+import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { badRequest } from '../../http/errors.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
@@ -18,7 +18,10 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
       method: 'POST',
       path: 'chat/rooms',
       body: CreateRoom,
-      handler: async (ctx) => ok(roomView(await roomService.create(ctx.app, ctx.body)), 'Room created.'),
+      handler: async (ctx) => {
+        const ownerid = ownerFor(ctx, ctx.body.ownerid, 'ownerid', true);
+        return ok(roomView(await roomService.create(ctx.app, { ...ctx.body, ownerid })), 'Room created.');
+      },
     }),
     route({
       method: 'GET',
@@ -71,12 +74,15 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
       body: UpdateRoom,
       handler: async (ctx) => {
         const room = await rooms.fresh(ctx.app, param(ctx.params, 'roomid'));
-        return ok(roomView(await roomService.update(ctx.app, room, ctx.body)), 'Room updated.');
+        assertOwnerOrModerator(ctx, room.ownerId, 'room');
+        const ownerid = ownerFor(ctx, ctx.body.ownerid, 'ownerid', false);
+        return ok(roomView(await roomService.update(ctx.app, room, { ...ctx.body, ownerid })), 'Room updated.');
       },
     }),
     route({
       method: 'DELETE',
       path: 'chat/rooms/:roomid',
+      access: 'admin',
       handler: async (ctx) => {
         assertModerator(ctx);
         const { room, deletedEvents } = await roomService.delete(ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid')));
@@ -86,6 +92,7 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/reset',
+      access: 'admin',
       body: Reset,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -100,6 +107,7 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'DELETE',
       path: 'chat/rooms/:roomid/events',
+      access: 'admin',
       handler: async (ctx) => {
         assertModerator(ctx);
         const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));

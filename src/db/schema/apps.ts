@@ -18,6 +18,10 @@ export const apiTokens = pgTable(
   {
     /** sha256 of the token: the token itself is shown once and never stored. */
     tokenHash: text('token_hash').primaryKey(),
+    /** What listing and revocation name the token by. */
+    id: text('id').notNull().unique(),
+    /** `server`: a backend secret with full power; `client`: safe to ship, every write needs a user token. */
+    scope: text('scope').$type<'server' | 'client'>().notNull().default('server'),
     appId: text('app_id')
       .notNull()
       .references(() => applications.id, { onDelete: 'cascade' }),
