@@ -6,10 +6,11 @@ import { NOT_AUTHORIZED, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
 import { ApiError } from './errors.js';
-import { foldKeys, parseQuery } from './normalize.js';
+import { normalizeBody, parseQuery } from './normalize.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { statusLine } from './status.js';
+import { mayHoldUnstorable } from './storable.js';
 import { validate, validatePathParams } from './validation.js';
 
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
@@ -166,7 +167,7 @@ function parseJsonBody(text: string): unknown {
     throw new ApiError(400, 'Malformed JSON body.', { body: 'is not valid JSON' });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError(400, 'The JSON body must be an object.', { body: 'must be a JSON object' });
-  return foldKeys(parsed);
+  return normalizeBody(parsed, mayHoldUnstorable(text));
 }
 
 function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, extra: [string, string] | undefined): void {
