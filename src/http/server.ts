@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../logger.js';
 import { NOT_AUTHORIZED, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
@@ -16,6 +17,8 @@ import { validate, validatePathParams } from './validation.js';
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
 const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
+/** What a 503 asks clients to wait while the database is unreachable. */
+const RETRY_AFTER_SECONDS = '5';
 
 export interface HttpDeps {
   log: Logger;
@@ -81,6 +84,10 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     };
     const fail = (err: unknown) => {
       if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors));
+      if (isDatabaseUnavailable(err)) {
+        deps.log.warn({ reqId: incoming.requestId, err }, 'database unavailable');
+        return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), ['retry-after', RETRY_AFTER_SECONDS]);
+      }
       deps.log.error({ reqId: incoming.requestId, err }, 'request failed');
       respond(500, envelope(500, 'Internal server error.', null));
     };

@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
 import type { Config } from '../config.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { mayActAs, verifyUserToken } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
@@ -107,6 +108,7 @@ export class Endpoint {
     try {
       app = await this.deps.apps.authenticate(conn.appId, token);
     } catch (err) {
+      if (isDatabaseUnavailable(err)) return closeSocket(ws, CLOSE.tryAgainLater, 'database unavailable; try again later');
       this.deps.log.error({ err }, 'websocket authentication failed');
       return closeSocket(ws, CLOSE.internal, 'internal error');
     }

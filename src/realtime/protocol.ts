@@ -15,8 +15,10 @@ export const CLOSE = {
   goingAway: 1001,
   /** A frame larger than MAX_FRAME_BYTES. */
   tooBig: 1009,
-  /** The server failed (e.g. the database was unreachable while checking the token). */
+  /** The server failed while checking the token. */
   internal: 1011,
+  /** The database was unreachable while checking the token: reconnect later. */
+  tryAgainLater: 1013,
 } as const;
 
 /** Largest client frame: a bigger one closes the socket with 1009. */
