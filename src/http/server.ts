@@ -10,6 +10,7 @@ import { ApiError } from './errors.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
+import { HEADERS_LIMIT } from './header-limit.js';
 import { statusLine } from './status.js';
 import { mayHoldUnstorable } from './storable.js';
 import { validate, validatePathParams } from './validation.js';
@@ -38,6 +39,8 @@ interface Incoming {
   authorization: string;
   requestId: string;
   hasBody: boolean;
+  /** The size of what the request line and the headers read here hold. */
+  headerBytes: number;
 }
 
 interface State {
@@ -92,6 +95,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       respond(500, envelope(500, 'Internal server error.', null));
     };
 
+    if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`, null));
     const method = incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
     if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${method} ${incoming.url}.`, null));
@@ -115,15 +119,21 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
 function readIncoming(req: HttpRequest): Incoming {
   const length = req.getHeader('content-length');
   const url = req.getUrl();
+  const query = req.getQuery() ?? '';
+  const apiToken = req.getHeader('x-api-token');
+  const manageToken = req.getHeader('x-manage-token');
+  const authorization = req.getHeader('authorization');
+  const givenId = req.getHeader('x-request-id');
   return {
     method: req.getCaseSensitiveMethod().toUpperCase(),
     url,
-    query: req.getQuery() ?? '',
-    apiToken: req.getHeader('x-api-token'),
-    manageToken: req.getHeader('x-manage-token'),
-    authorization: req.getHeader('authorization'),
-    requestId: req.getHeader('x-request-id') || `${requestPrefix}-${(++requestCounter).toString(36)}`,
+    query,
+    apiToken,
+    manageToken,
+    authorization,
+    requestId: givenId || `${requestPrefix}-${(++requestCounter).toString(36)}`,
     hasBody: (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '',
+    headerBytes: url.length + query.length + apiToken.length + manageToken.length + authorization.length + givenId.length,
   };
 }
 
