@@ -6,6 +6,7 @@ import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
 import { healthRoutes } from './health/routes.js';
 import { createHttpApp } from './http/server.js';
+import type { RouteDef } from './http/route.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
 import type { Bus } from './realtime/bus.js';
@@ -29,6 +30,8 @@ export interface RunningServer {
   port: number;
   core: Core;
   manageToken: string;
+  /** Every HTTP route, as registered. */
+  routes: RouteDef[];
   stop(): Promise<void>;
 }
 
@@ -49,13 +52,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
-  const app = createHttpApp({
-    log,
-    apps,
-    bodyLimit: config.bodyLimit,
-    manageToken,
-    routes: [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)],
-  });
+  const routes = [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)];
+  const app = createHttpApp({ log, apps, bodyLimit: config.bodyLimit, manageToken, routes });
   for (const area of areas) area.attach?.(app);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -68,6 +66,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     port,
     core,
     manageToken,
+    routes,
     async stop() {
       us_listen_socket_close(listenSocket);
       for (const area of areas.reverse()) await area.close?.();
