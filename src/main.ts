@@ -1,3 +1,5 @@
+// First: it sets what uWS reads when it loads.
+import './http/header-limit.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, flushed, type Logger } from './logger.js';
 import { startServer } from './server.js';

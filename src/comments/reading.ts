@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
+import { decodeCursor, isCursorTime, listPayload, pageOf } from '../http/cursor.js';
 import { groupBy } from '../group-by.js';
 import { notFound } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
@@ -12,11 +12,10 @@ import { isTimeSort, readDescendants, readFirstReplies, readPage, type TimeKey }
 import type { ListCommentsQuery, Sort } from './schemas.js';
 import { commentView, conversationView, usersOf, type Comment, type CommentView, type Conversation } from './views.js';
 
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const MAX_OFFSET = 1_000_000_000;
 /** A cursor's position: the ISO time and id of the row it continues after (as this service wrote it). */
 export const isTimeKey = (x: unknown): x is TimeKey =>
-  typeof x === 'object' && x !== null && typeof (x as TimeKey).a === 'string' && ISO.test((x as TimeKey).a) && typeof (x as TimeKey).i === 'string' && !(x as TimeKey).i.includes('\u0000');
+  typeof x === 'object' && x !== null && isCursorTime((x as TimeKey).a) && typeof (x as TimeKey).i === 'string';
 const isOffset = (x: unknown): x is { o: number } => typeof x === 'object' && x !== null && Number.isInteger((x as { o: number }).o) && (x as { o: number }).o >= 0 && (x as { o: number }).o <= MAX_OFFSET;
 export const timeKeyOf = (c: Comment): TimeKey => ({ a: c.added.toISOString(), i: c.id });
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { bytesText, choice, flag, integer, paging, requiredText, stringList, text, timestamp } from '../http/fields.js';
-import { NUL_REFUSED } from '../http/validation.js';
+import { NUL_REFUSED } from '../http/storable.js';
 import { REPORT_TYPES, userFields } from '../users/schemas.js';
 
 /** Postgres text cannot hold NUL characters: they are refused as bad input instead of failing the write. */

@@ -26,6 +26,7 @@ export interface Database {
 }
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+const CONNECT_TIMEOUT_MS = 10_000;
 /** Any constant works: it only has to be the same on every node migrating the same database. */
 const MIGRATION_LOCK = 7_274_001;
 
@@ -86,7 +87,8 @@ async function openPostgres(url: string, log: Logger): Promise<Database> {
  * `preparedRows`. `name` is the connections' application_name, as pg_stat_activity shows it.
  */
 export function connectPostgres(url: string, log: Logger, options: { max: number; name: string }): { db: Db; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max: options.max, application_name: options.name });
+  // Without a connect timeout, a database out of reach (not refusing, just silent) holds requests forever.
+  const pool = new pg.Pool({ connectionString: url, max: options.max, application_name: options.name, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', (err) => log.error({ err }, 'idle postgres client failed'));
   const db = drizzlePg(pool) as unknown as Db;
   namedQueries.set(db, (name, text, values) => pool.query({ name, text, values }));

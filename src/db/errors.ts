@@ -25,3 +25,24 @@ export function violatedUniqueIndex(err: unknown): string | undefined {
 export function violatedForeignKey(err: unknown): boolean {
   return pgError(err)?.code === '23503';
 }
+
+/** Socket errors of a database that is down, restarting or out of reach. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** SQLSTATEs of a server that refuses work for now: shutting down, starting, out of connections (class 08: the connection broke). */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** node-postgres reports a connection lost or never made by message only. */
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * True when the database could not be reached or dropped the connection: nothing was wrong with
+ * the request, and it may succeed shortly (answered 503 with Retry-After, not 500).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err as (PgError & { message?: string; errors?: unknown[] }) | null | undefined, depth = 0; e != null && depth < 5; e = e.cause, depth++) {
+    const code = e.code ?? '';
+    if (UNREACHABLE.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08')) return true;
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+    if (Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable)) return true;
+  }
+  return false;
+}

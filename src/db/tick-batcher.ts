@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { isDatabaseUnavailable } from './errors.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -8,7 +9,7 @@ const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * a flush starts are written together by one `flush` call; items added meanwhile go in the next
  * one. Flushes start at the next event-loop turn, but at least `spacingMs` after the last one
  * started (so under a steady stream a statement's fixed cost is shared by more items). A failed
- * flush is logged and its items dropped.
+ * flush is retried item by item; an item that fails alone is logged and dropped.
  */
 export class TickBatcher<T> {
   private pending: T[] = [];
@@ -37,6 +38,18 @@ export class TickBatcher<T> {
     this.flushing = (wait > 0 ? after(wait) : nextTick()).then(() => this.run());
   }
 
+  /** One bad item must not cost its neighbours: each is flushed alone, and only those that fail alone are dropped. */
+  private async flushOneByOne(items: T[], batchErr: unknown): Promise<void> {
+    this.log.warn({ err: batchErr, items: items.length }, `${this.what} failed; retrying one by one`);
+    for (const item of items) {
+      try {
+        await this.flush([item]);
+      } catch (err) {
+        this.log.error({ err }, `${this.what} failed`);
+      }
+    }
+  }
+
   private async run(): Promise<void> {
     this.lastStart = performance.now();
     const items = this.pending;
@@ -44,7 +57,8 @@ export class TickBatcher<T> {
     try {
       await this.flush(items);
     } catch (err) {
-      this.log.error({ err, items: items.length }, `${this.what} failed`);
+      if (items.length > 1 && !isDatabaseUnavailable(err)) await this.flushOneByOne(items, err);
+      else this.log.error({ err, items: items.length }, `${this.what} failed`);
     } finally {
       if (this.pending.length > 0) this.schedule();
       else this.flushing = undefined;

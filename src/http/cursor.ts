@@ -1,4 +1,5 @@
 import { badRequest } from './errors.js';
+import { normalizeBody } from './normalize.js';
 
 /** Opaque cursors: any JSON value, base64url-encoded. */
 export function encodeCursor(value: unknown): string {
@@ -7,7 +8,9 @@ export function encodeCursor(value: unknown): string {
 
 export function decodeCursor<T>(cursor: string, check: (value: unknown) => value is T): T {
   try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const text = Buffer.from(cursor, 'base64url').toString('utf8');
+    // The checks a body gets: a cursor's strings reach queries too.
+    const value = normalizeBody(JSON.parse(text), true);
     if (check(value)) return value;
   } catch {
     // falls through to the 400 below
@@ -16,6 +19,20 @@ export function decodeCursor<T>(cursor: string, check: (value: unknown) => value
 }
 
 export const isString = (x: unknown): x is string => typeof x === 'string';
+
+const CURSOR_TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})(\d{3})?Z$/;
+
+/**
+ * A time as cursors hold it (ISO 8601 UTC with milliseconds, or microseconds as Postgres
+ * writes them) that names a real instant Postgres accepts: `2024-02-31` or year 0 would fail the query.
+ */
+export function isCursorTime(x: unknown): x is string {
+  if (typeof x !== 'string') return false;
+  const ms = CURSOR_TIME.exec(x)?.[1];
+  if (ms === undefined || ms.startsWith('0000')) return false;
+  const date = new Date(`${ms}Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === `${ms}Z`;
+}
 
 /** The key a list cursor of string keys (ids) holds; undefined for the first page (no cursor). */
 export function stringCursor(cursor: string): string | undefined {

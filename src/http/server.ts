@@ -2,21 +2,26 @@ import { timingSafeEqual } from 'node:crypto';
 import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
 import type { TokenScope } from '../apps/types.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../logger.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
 import { ApiError } from './errors.js';
-import { foldKeys, parseQuery } from './normalize.js';
+import { normalizeBody, parseQuery } from './normalize.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
+import { HEADERS_LIMIT } from './header-limit.js';
 import { statusLine } from './status.js';
+import { mayHoldUnstorable } from './storable.js';
 import { validate, validatePathParams } from './validation.js';
 
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
 const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
+/** What a 503 asks clients to wait while the database is unreachable. */
+const RETRY_AFTER_SECONDS = '5';
 
 export interface HttpDeps {
   log: Logger;
@@ -37,6 +42,8 @@ interface Incoming {
   authorization: string;
   requestId: string;
   hasBody: boolean;
+  /** The size of what the request line and the headers read here hold. */
+  headerBytes: number;
 }
 
 interface State {
@@ -87,10 +94,15 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     };
     const fail = (err: unknown) => {
       if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors));
+      if (isDatabaseUnavailable(err)) {
+        deps.log.warn({ reqId: incoming.requestId, err }, 'database unavailable');
+        return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), ['retry-after', RETRY_AFTER_SECONDS]);
+      }
       deps.log.error({ reqId: incoming.requestId, err }, 'request failed');
       respond(500, envelope(500, 'Internal server error.', null));
     };
 
+    if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`, null));
     const method = incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
     if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${method} ${incoming.url}.`, null));
@@ -114,15 +126,21 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
 function readIncoming(req: HttpRequest): Incoming {
   const length = req.getHeader('content-length');
   const url = req.getUrl();
+  const query = req.getQuery() ?? '';
+  const apiToken = req.getHeader('x-api-token');
+  const manageToken = req.getHeader('x-manage-token');
+  const authorization = req.getHeader('authorization');
+  const givenId = req.getHeader('x-request-id');
   return {
     method: req.getCaseSensitiveMethod().toUpperCase(),
     url,
-    query: req.getQuery() ?? '',
-    apiToken: req.getHeader('x-api-token'),
-    manageToken: req.getHeader('x-manage-token'),
-    authorization: req.getHeader('authorization'),
-    requestId: req.getHeader('x-request-id') || `${requestPrefix}-${(++requestCounter).toString(36)}`,
+    query,
+    apiToken,
+    manageToken,
+    authorization,
+    requestId: givenId || `${requestPrefix}-${(++requestCounter).toString(36)}`,
     hasBody: (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '',
+    headerBytes: url.length + query.length + apiToken.length + manageToken.length + authorization.length + givenId.length,
   };
 }
 
@@ -176,7 +194,7 @@ function parseJsonBody(text: string): unknown {
     throw new ApiError(400, 'Malformed JSON body.', { body: 'is not valid JSON' });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError(400, 'The JSON body must be an object.', { body: 'must be a JSON object' });
-  return foldKeys(parsed);
+  return normalizeBody(parsed, mayHoldUnstorable(text));
 }
 
 function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string] | undefined): void {

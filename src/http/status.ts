@@ -10,6 +10,7 @@ const REASONS: Record<number, string> = {
   412: 'Precondition Failed',
   413: 'Payload Too Large',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from './errors.js';
+import { unstorable } from './storable.js';
 
 export type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -16,16 +17,16 @@ export function validate<S extends AnySchema>(schema: S, input: unknown, what: s
   throw invalid(what, errors);
 }
 
-/** Why a text holding NUL is refused (Postgres text cannot hold it). */
-export const NUL_REFUSED = 'must not contain NUL characters';
-
 /**
  * Postgres text cannot hold NUL, so a path parameter with one (%00) would fail its query as a
  * server error: every route refuses it here instead, naming the parameter.
  */
 export function validatePathParams(params: Record<string, string>): void {
   let errors: Record<string, string> | undefined;
-  for (const [name, value] of Object.entries(params)) if (value.includes('\u0000')) (errors ??= {})[name] = NUL_REFUSED;
+  for (const [name, value] of Object.entries(params)) {
+    const reason = unstorable(value);
+    if (reason !== undefined) (errors ??= {})[name] = reason;
+  }
   if (errors !== undefined) throw invalid('path', errors);
 }
 

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/client.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { notFound, type ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -121,21 +122,31 @@ export class VoteBatcher {
     this.known.set(pollId, known);
   }
 
+  private answer(batch: Pending[], outcomes: VoteOutcome[]): void {
+    const touched = new Set<string>();
+    batch.forEach((vote, i) => {
+      const outcome = outcomes[i] as VoteOutcome;
+      vote.done(outcome);
+      if (outcome.ok) touched.add(vote.pollId);
+    });
+    if (touched.size > 0) this.committed(touched);
+  }
+
   private async flush(): Promise<void> {
     const { batch, read } = this.prefetched ?? { batch: this.queue.splice(0, MAX_BATCH), read: undefined };
     this.prefetched = undefined;
     try {
       const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
-      const touched = new Set<string>();
-      batch.forEach((vote, i) => {
-        const outcome = outcomes[i] as VoteOutcome;
-        vote.done(outcome);
-        if (outcome.ok) touched.add(vote.pollId);
-      });
-      if (touched.size > 0) this.committed(touched);
+      this.answer(batch, outcomes);
     } catch (err) {
-      this.log.error({ err, votes: batch.length }, 'vote batch failed');
-      for (const vote of batch) vote.fail(err);
+      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+        this.log.error({ err, votes: batch.length }, 'vote batch failed');
+        for (const vote of batch) vote.fail(err);
+      } else {
+        // Only a vote that fails on its own fails its request.
+        this.log.warn({ err, votes: batch.length }, 'vote batch failed; writing its votes one by one');
+        for (const vote of batch) await this.db.transaction((tx) => applyLocked(tx, [vote])).then((outcomes) => this.answer([vote], outcomes), vote.fail);
+      }
     } finally {
       this.running = false;
       this.schedule();

@@ -1,9 +1,12 @@
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
 import type { Config } from '../config.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { mayActAs, verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
+import { envelope } from '../http/envelope.js';
 import { ApiError } from '../http/errors.js';
+import { statusLine } from '../http/status.js';
 import type { Logger } from '../logger.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { closeSocket, newConnection, sendError, sendFrame, trustedBackend, type Connection, type Socket } from './connection.js';
@@ -22,6 +25,10 @@ export interface EndpointDeps {
   cors: CorsPolicy;
   telemetry: TelemetryService;
   subscriptions: Subscriptions;
+}
+
+function refuseUpgrade(res: HttpResponse, status: number, message: string): void {
+  res.cork(() => res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8').end(envelope(status, message, null)));
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
@@ -85,12 +92,30 @@ export class Endpoint {
     for (const ws of this.sockets) if (ws.getBufferedAmount() > this.limit) closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
   }
 
+  /** An upgrade for an application that does not exist is refused at once, in the envelope, before it holds a socket. */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
     const jwt = bearer ?? req.getQuery('jwt') ?? '';
     const conn = newConnection(req.getParameter(0) ?? '', token === '' ? undefined : { token, jwt }, req.getHeader('origin'));
-    res.upgrade(conn, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+    const key = req.getHeader('sec-websocket-key');
+    const protocol = req.getHeader('sec-websocket-protocol');
+    const extensions = req.getHeader('sec-websocket-extensions');
+    let aborted = false;
+    res.onAborted(() => (aborted = true));
+    this.deps.apps.get(conn.appId).then(
+      (app) => {
+        if (aborted) return;
+        if (app === undefined) return refuseUpgrade(res, 404, `No application ${conn.appId}.`);
+        res.cork(() => res.upgrade(conn, key, protocol, extensions, context));
+      },
+      (err: unknown) => {
+        if (aborted) return;
+        if (isDatabaseUnavailable(err)) return refuseUpgrade(res, 503, 'The database is unavailable; try again shortly.');
+        this.deps.log.error({ err }, 'websocket upgrade failed');
+        refuseUpgrade(res, 500, 'Internal server error.');
+      },
+    );
   }
 
   private open(ws: Socket): void {
@@ -112,6 +137,7 @@ export class Endpoint {
     try {
       credential = await this.deps.apps.authenticate(conn.appId, token);
     } catch (err) {
+      if (isDatabaseUnavailable(err)) return closeSocket(ws, CLOSE.tryAgainLater, 'database unavailable; try again later');
       this.deps.log.error({ err }, 'websocket authentication failed');
       return closeSocket(ws, CLOSE.internal, 'internal error');
     }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { unstorable } from '../http/storable.js';
 import type { TopicKind } from './live.js';
 
 /** The WebSocket protocol (docs/realtime.md): client frames, server frames, close codes, limits. */
@@ -14,8 +15,10 @@ export const CLOSE = {
   goingAway: 1001,
   /** A frame larger than MAX_FRAME_BYTES. */
   tooBig: 1009,
-  /** The server failed (e.g. the database was unreachable while checking the token). */
+  /** The server failed while checking the token. */
   internal: 1011,
+  /** The database was unreachable while checking the token: reconnect later. */
+  tryAgainLater: 1013,
 } as const;
 
 /** Largest client frame: a bigger one closes the socket with 1009. */
@@ -45,10 +48,12 @@ export function parseTopic(name: string): Topic | undefined {
   return { kind, id, name };
 }
 
-const str = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'is required'), v.maxLength(max, `must be at most ${max} characters`));
+/** Every string of a frame may reach a query: text Postgres cannot hold is refused as a bad frame. */
+const storable = () => v.check((s: string) => unstorable(s) === undefined, (issue) => unstorable(issue.input) ?? '');
+const str = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'is required'), v.maxLength(max, `must be at most ${max} characters`), storable());
 
 const Auth = v.object({ type: v.literal('auth'), token: str(200), jwt: v.optional(str(4096)) });
-const Subscribe = v.object({ type: v.literal('subscribe'), topic: str(ID_MAX + 20), cursor: v.optional(v.pipe(v.string('must be a string'), v.maxLength(1024))) });
+const Subscribe = v.object({ type: v.literal('subscribe'), topic: str(ID_MAX + 20), cursor: v.optional(v.pipe(v.string('must be a string'), v.maxLength(1024), storable())) });
 const Unsubscribe = v.object({ type: v.literal('unsubscribe'), topic: str(ID_MAX + 20) });
 const Heartbeat = v.object({ type: v.literal('heartbeat'), contextid: str(ID_MAX), key: str(ID_MAX), userid: v.optional(str(ID_MAX)) });
 const Ping = v.object({ type: v.literal('ping') });

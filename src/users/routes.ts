@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
-import { decodeCursor, isString, listPayload, pageOf, stringCursor } from '../http/cursor.js';
+import { decodeCursor, isCursorTime, isString, listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { badRequest, preconditionFailed } from '../http/errors.js';
 import { ok, route, type RequestContext } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
@@ -9,7 +9,7 @@ import { userView } from './views.js';
 
 /** The reported-users queue pages by (time of the last report, userid), newest first. */
 type QueueKey = [string, string];
-const isQueueKey = (x: unknown): x is QueueKey => Array.isArray(x) && x.length === 2 && x.every(isString);
+const isQueueKey = (x: unknown): x is QueueKey => Array.isArray(x) && x.length === 2 && isCursorTime(x[0]) && isString(x[1]);
 const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as const;
 
 export function usersArea(core: Core): Area {

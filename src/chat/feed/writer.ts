@@ -1,5 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import { notFound } from '../../http/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChatEvent, EventView, Room } from '../context.js';
@@ -168,7 +169,11 @@ export class FeedWriter {
     return this.queue.splice(0, n);
   }
 
-  /** Plain inserts: one statement per room (reserve + insert, atomic on its own), rooms in a fixed order. */
+  /**
+   * Plain inserts: one statement per room (reserve + insert, atomic on its own), rooms in a fixed
+   * order. When a room's statement fails, its jobs are tried one by one: only a job that fails on
+   * its own fails its request (unless the database is out of reach: then every one would fail).
+   */
   private async appendPlain(batch: Pending[]): Promise<(Written | Error)[]> {
     const byRoom = new Map<string, number[]>();
     batch.forEach((p, i) => {
@@ -179,34 +184,45 @@ export class FeedWriter {
     const outcomes: (Written | Error)[] = new Array<Written | Error>(batch.length);
     for (const roomId of [...byRoom.keys()].sort()) {
       const indexes = byRoom.get(roomId) as number[];
-      const jobs = indexes.map((i) => (batch[i] as Pending).job);
-      const rows = jobs.flatMap((j) => j.inserts);
-      let count = 0;
-      const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
       try {
-        const last = await appendToFeed(this.db, roomId, rows, positions, count);
-        if (last === undefined) throw notFound(`Room ${roomId} not found.`);
-        rows.forEach((row, k) => {
-          const position = positions[k] as number | null;
-          row.seq = position === null ? null : last - count + position;
-        });
-        indexes.forEach((i, k) => (outcomes[i] = { job: jobs[k] as WriteJob, rows: (jobs[k] as WriteJob).inserts, views: [] }));
+        const written = await this.appendToRoom(roomId, indexes.map((i) => (batch[i] as Pending).job));
+        indexes.forEach((i, k) => (outcomes[i] = written[k] as Written));
       } catch (err) {
-        for (const i of indexes) outcomes[i] = err instanceof Error ? err : new Error(String(err));
+        if (indexes.length === 1 || isDatabaseUnavailable(err)) {
+          for (const i of indexes) outcomes[i] = asError(err);
+          continue;
+        }
+        this.log.warn({ err, roomId, jobs: indexes.length }, 'chat batch failed; writing its jobs one by one');
+        for (const i of indexes) {
+          const job = (batch[i] as Pending).job;
+          outcomes[i] = await this.appendToRoom(roomId, [job]).then((w) => w[0] as Written, asError);
+        }
       }
     }
     return outcomes;
   }
 
+  /** One statement: the jobs' rows, those entering the feed numbered in order. */
+  private async appendToRoom(roomId: string, jobs: WriteJob[]): Promise<Written[]> {
+    const rows = jobs.flatMap((j) => j.inserts);
+    let count = 0;
+    const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
+    const last = await appendToFeed(this.db, roomId, rows, positions, count);
+    if (last === undefined) throw notFound(`Room ${roomId} not found.`);
+    rows.forEach((row, k) => {
+      const position = positions[k] as number | null;
+      row.seq = position === null ? null : last - count + position;
+    });
+    return jobs.map((job) => ({ job, rows: job.inserts, views: [] }));
+  }
+
   /** A job with its own statements or stored events to publish: one transaction. */
   private async commitOne(p: Pending): Promise<(Written | Error)[]> {
-    try {
-      return [await this.db.transaction((tx) => commit(tx, p.job))];
-    } catch (err) {
-      return [err instanceof Error ? err : new Error(String(err))];
-    }
+    return [await this.db.transaction((tx) => commit(tx, p.job)).catch(asError)];
   }
 }
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** The lowest feed position a write took, or -Infinity when it took none (its order does not matter). */
 function firstSeq(w: Written): number {
