@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(0), v.maxValue(65535));
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
@@ -49,6 +50,7 @@ const EnvSchema = v.object({
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
+  ...RATE_LIMIT_ENV,
 });
 
 export type Config = {
@@ -70,6 +72,7 @@ export type Config = {
   webhookFailureLimit: number;
   /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
   webhookLogRetentionSeconds: number;
+  rateLimits: RateLimitConfig;
 };
 
 export class ConfigError extends Error {}
@@ -100,5 +103,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
+    rateLimits: rateLimitConfig(e),
   };
 }

@@ -3,6 +3,7 @@ import { count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
 import { newId, newSecret } from '../ids.js';
+import { UnknownTokens } from '../limits/unknown-tokens.js';
 import type { Application } from './types.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
@@ -22,6 +23,7 @@ export class AppDirectory {
   /** Keyed by the token as presented: a hit costs no hashing. Only verified tokens enter. */
   private readonly byToken = new Map<string, Application>();
   private readonly byId = new Map<string, Application>();
+  private readonly unknownTokens = new UnknownTokens();
 
   constructor(private readonly db: Db) {}
 
@@ -62,8 +64,12 @@ export class AppDirectory {
   async authenticate(appId: string, token: string): Promise<Application | undefined> {
     const cached = this.byToken.get(token);
     if (cached !== undefined) return cached.id === appId ? cached : undefined;
+    if (this.unknownTokens.has(token)) return undefined;
     const [row] = await this.db.select({ appId: apiTokens.appId }).from(apiTokens).where(eq(apiTokens.tokenHash, hashToken(token)));
-    if (row === undefined) return undefined;
+    if (row === undefined) {
+      this.unknownTokens.add(token);
+      return undefined;
+    }
     const app = await this.get(row.appId);
     if (app === undefined) return undefined;
     this.byToken.set(token, app);

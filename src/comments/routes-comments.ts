@@ -23,8 +23,8 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     return viewOrBlocked(await createComment(deps, ctx.app, conversationId(ctx), { ...ctx.body, role }, parent));
   };
   return [
-    route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),
-    route({ method: 'POST', path: COMMENT, body: CreateComment, handler: (ctx) => create(ctx, commentId(ctx)) }),
+    route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', limit: 'comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),
+    route({ method: 'POST', path: COMMENT, limit: 'comments', body: CreateComment, handler: (ctx) => create(ctx, commentId(ctx)) }),
     route({
       method: 'GET',
       path: 'comment/conversations/:conversationid/comments',
@@ -80,6 +80,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: `${COMMENT}/vote`,
+      limit: 'votes',
       body: Vote,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -89,6 +90,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: `${COMMENT}/react`,
+      limit: 'votes',
       body: React,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -98,6 +100,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: `${COMMENT}/report`,
+      limit: 'reports',
       body: ReportComment,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);

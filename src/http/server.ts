@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
+import type { Limits } from '../limits/limits.js';
+import { RATE_LIMIT_HEADERS, RateLimited } from '../limits/rate-limited.js';
 import type { Logger } from '../logger.js';
 import { NOT_AUTHORIZED, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
@@ -15,12 +17,14 @@ import { validate, validatePathParams } from './validation.js';
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
 const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
+const EXPOSED_HEADERS = `x-request-id, allow, ${RATE_LIMIT_HEADERS}`;
 
 export interface HttpDeps {
   log: Logger;
   apps: AppDirectory;
   bodyLimit: number;
   manageToken: string;
+  limits: Limits;
   routes: RouteDef[];
 }
 
@@ -32,6 +36,7 @@ interface Incoming {
   apiToken: string;
   manageToken: string;
   authorization: string;
+  forwardedFor: string;
   requestId: string;
   hasBody: boolean;
 }
@@ -74,25 +79,27 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     res.onAborted(() => {
       state.aborted = true;
     });
-    const respond = (status: number, body: string, extra?: [string, string]) => {
+    const respond = (status: number, body: string, extra?: [string, string][]) => {
       send(res, state, status, body, incoming.requestId, extra);
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
-      if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors));
+      if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors), err instanceof RateLimited ? err.headers : undefined);
       deps.log.error({ reqId: incoming.requestId, err }, 'request failed');
       respond(500, envelope(500, 'Internal server error.', null));
     };
+    // Read only when a limit needs it: the peer's address is on the response, valid until it ends.
+    const address = () => (state.aborted ? '' : deps.limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), incoming.forwardedFor));
 
     const method = incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
     if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${method} ${incoming.url}.`, null));
     if (match.kind === 'wrong-method') {
-      return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), ['allow', match.allowed.join(', ')]);
+      return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), [['allow', match.allowed.join(', ')]]);
     }
     const run = (body: BodyResult | undefined) => {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
-      handle(deps, manageToken, match.route, match.params, incoming, body?.text ?? '').then((reply) => {
+      handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
         respond(status, replyBody(status, reply));
       }, fail);
@@ -114,24 +121,33 @@ function readIncoming(req: HttpRequest): Incoming {
     apiToken: req.getHeader('x-api-token'),
     manageToken: req.getHeader('x-manage-token'),
     authorization: req.getHeader('authorization'),
+    forwardedFor: req.getHeader('x-forwarded-for'),
     requestId: req.getHeader('x-request-id') || `${requestPrefix}-${(++requestCounter).toString(36)}`,
     hasBody: (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '',
   };
 }
 
-async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, bodyText: string): Promise<Reply> {
+async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, address: () => string, bodyText: string): Promise<Reply> {
   const scope = route.scope ?? 'app';
   let app = undefined as unknown as RequestContext['app'];
   let actor: Actor | null = null;
-  if (scope === 'manage') {
-    const given = Buffer.from(incoming.manageToken);
-    if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
-  } else if (scope === 'app') {
-    const appId = params['appid'] as string;
-    const found = incoming.apiToken === '' ? undefined : await deps.apps.authenticate(appId, incoming.apiToken);
-    if (found === undefined) throw new ApiError(403, NOT_AUTHORIZED);
-    app = found;
-    if (incoming.authorization !== '') actor = await verifyUserToken(found, incoming.authorization);
+  const lockedOut = scope === 'public' ? undefined : deps.limits.lockout(address);
+  if (lockedOut !== undefined) throw lockedOut;
+  try {
+    if (scope === 'manage') {
+      const given = Buffer.from(incoming.manageToken);
+      if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
+    } else if (scope === 'app') {
+      const appId = params['appid'] as string;
+      const found = incoming.apiToken === '' ? undefined : await deps.apps.authenticate(appId, incoming.apiToken);
+      if (found === undefined) throw new ApiError(403, NOT_AUTHORIZED);
+      app = found;
+      if (incoming.authorization !== '') actor = await verifyUserToken(found, incoming.authorization);
+    }
+  } catch (err) {
+    // A refused credential counts toward the address's lockout; a request that carried none is no guess.
+    if (err instanceof ApiError && err.status === 403 && presentsCredentials(incoming)) throw (await deps.limits.authFailed(address())) ?? err;
+    throw err;
   }
   validatePathParams(params);
   const body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
@@ -148,8 +164,11 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     app,
     actor,
   };
+  if (route.limit !== undefined) await deps.limits.write(route.limit, ctx);
   return route.handler(ctx);
 }
+
+const presentsCredentials = (incoming: Incoming) => incoming.apiToken !== '' || incoming.manageToken !== '' || incoming.authorization !== '';
 
 function replyBody(status: number, reply: Reply): string {
   if (status === 204) return '';
@@ -169,15 +188,15 @@ function parseJsonBody(text: string): unknown {
   return foldKeys(parsed);
 }
 
-function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, extra: [string, string] | undefined): void {
+function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, extra: [string, string][] | undefined): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));
     res.writeHeader('content-type', 'application/json; charset=utf-8');
     res.writeHeader('access-control-allow-origin', '*');
     res.writeHeader('x-request-id', requestId);
-    res.writeHeader('access-control-expose-headers', 'x-request-id, allow');
-    if (extra !== undefined) res.writeHeader(extra[0], extra[1]);
+    res.writeHeader('access-control-expose-headers', EXPOSED_HEADERS);
+    if (extra !== undefined) for (const [name, value] of extra) res.writeHeader(name, value);
     res.end(body);
   });
 }
