@@ -14,10 +14,11 @@ export function limitsRedis(url: string, log: Logger): Redis {
 /**
  * A counter every node shares through Redis; while Redis is away (or before it connects) the
  * library's insurance limiter counts in this node's memory instead, so requests never fail
- * for want of Redis. Without Redis: memory only.
+ * for want of Redis. Without Redis: memory only. The keys name the rate too: nodes configured
+ * alike share counts, a node configured otherwise keeps its own.
  */
 export function sharedLimiter(redis: Redis | undefined, name: string, rate: Rate, blockSeconds = 0): RateLimiterAbstract {
-  const options = { keyPrefix: `engage:rl:${name}`, points: rate.points, duration: rate.seconds, blockDuration: blockSeconds };
+  const options = { keyPrefix: `engage:rl:${name}:${rate.points}/${rate.seconds}/${blockSeconds}`, points: rate.points, duration: rate.seconds, blockDuration: blockSeconds };
   if (redis === undefined) return new RateLimiterMemory(options);
   return new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) });
 }
