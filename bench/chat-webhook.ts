@@ -10,7 +10,7 @@
  * - What does delivering cost? Saturation throughput with and without the hook, and the CPU per
  *   message of each process: on one machine the deliveries and the receiver share the cores
  *   that serve requests.
- * Run: npx tsx bench/chat-webhook.ts   (DURATION=10 CONNECTIONS=50 RATE=<fixed rate>)
+ * Runs with the default rate limits. Run: npx tsx bench/chat-webhook.ts   (DURATION=10 CONNECTIONS=50 RATE=<fixed rate> SPEAKERS=20000)
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -18,10 +18,12 @@ import { paced } from './lib/paced.js';
 import { spawnServer } from '../test/helpers/spawn.js';
 import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
 import { benchApp, type BenchApp } from './lib/app.js';
+import { joinSpeakers, rateLimitNote } from './lib/limits.js';
 
 const duration = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['CONNECTIONS'] ?? 50);
-const USERS = 50;
+/** Posts go round-robin over this many joined users, each well inside the default per-user chat budget. */
+const USERS = Number(process.env['SPEAKERS'] ?? 20_000);
 /** HOOK_EVENTS=chatexit measures a hook that exists but does not fire for these messages. */
 const hookEvents = (process.env['HOOK_EVENTS'] ?? 'chatspeech').split(',');
 
@@ -96,8 +98,7 @@ try {
   const app = await benchApp(external ?? (server?.url as string));
   const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false });
   const hookBody = { label: 'bench', url: `http://127.0.0.1:${port}/hook`, type: 'postpublish', events: hookEvents };
-  const users = Array.from({ length: USERS }, (_, i) => `speaker${i}`);
-  for (const userid of users) await app.call('POST', `chat/rooms/${room.id}/join`, { userid, displayname: userid });
+  const users = await joinSpeakers(app, room.id, USERS);
 
   const pids = { server: server?.process.pid, receiver: receiver.pid as number };
   const without = await measured(pids, () => run(app, room.id, users));
@@ -113,7 +114,7 @@ try {
       url: app.url(`chat/rooms/${room.id}/command`),
       method: 'POST',
       headers: { 'x-api-token': app.token },
-      body: JSON.stringify({ userid: users[0], command: 'a message at a fixed rate' }),
+      bodies: users.map((userid) => JSON.stringify({ userid, command: 'a message at a fixed rate' })),
       connections,
       durationSeconds: duration,
       overallRate: rate,
@@ -142,7 +143,7 @@ try {
 
   process.stdout.write(
     [
-      `chat command, ${connections} connections, ${duration} s each:`,
+      `chat command, ${connections} connections, ${duration} s each; ${rateLimitNote()}, posts round-robin over ${users.length} users:`,
       `  at a fixed ${rate} messages/s${process.env['RATE'] === undefined ? ' (half the saturation rate with the hook)' : ''}, alternated:`,
       ...fixed.map((r, i) => pacedLine(r, i % 2 === 1)),
       `    control     : ${latencies(control)} (no hook; a nice 19 process busy ${deliveryCores.toFixed(2)} of a core, the CPU delivering took at this rate)`,

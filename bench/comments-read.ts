@@ -8,12 +8,14 @@ import { spawnServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { startCeiling } from './lib/ceiling.js';
+import { rateLimitNote } from './lib/limits.js';
 
 const total = Number(process.env['COMMENTS'] ?? 10_000);
 const limit = Number(process.env['LIMIT'] ?? 20);
 const duration = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['CONNECTIONS'] ?? 64);
-const AUTHORS = 50;
+/** Ten comments per author: seeding stays inside the default per-user comment budget (RATE_LIMIT_COMMENTS). */
+const AUTHORS = Math.ceil(total / 10);
 const WIDTH = 64;
 
 const server = await spawnServer({ LOG_LEVEL: 'warn' });
@@ -59,7 +61,7 @@ try {
 
   process.stdout.write(
     [
-      `database: ${process.env['DATABASE_URL'] === undefined ? 'embedded (PGlite)' : 'postgres'}`,
+      `database: ${process.env['DATABASE_URL'] === undefined ? 'embedded (PGlite)' : 'postgres'}; ${rateLimitNote()}`,
       `seeded ${total} comments over HTTP (${WIDTH} concurrent) in ${seedSeconds.toFixed(1)} s = ${Math.round(total / seedSeconds)} comments/s`,
       `ceiling (uWS constant GET, ${connections} connections, ${duration} s): ${top.requestsPerSec} req/s, p50 ${top.p50} ms, p99 ${top.p99} ms`,
       `first page (newest, limit ${limit}): ${page.requestsPerSec} req/s, p50 ${page.p50} ms, p99 ${page.p99} ms, non-2xx ${page.non2xx}, errors ${page.errors}`,

@@ -7,6 +7,7 @@ import { spawnServer } from '../test/helpers/spawn.js';
 import { load } from './lib/autocannon.js';
 import { benchApp } from './lib/app.js';
 import { startCeiling } from './lib/ceiling.js';
+import { rateLimitNote } from './lib/limits.js';
 
 const duration = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['CONNECTIONS'] ?? 100);
@@ -59,6 +60,7 @@ try {
 
   process.stdout.write(
     [
+      `${rateLimitNote()}: one vote per user`,
       `ceiling (uWS constant POST, ${connections} connections): ${top.requestsPerSec} req/s`,
       `votes: ${accepted} accepted, ${refused} refused, ${result.errors} errors in ${seconds.toFixed(1)} s = ${votesPerSec} votes/s (${((votesPerSec / top.requestsPerSec) * 100).toFixed(1)}% of ceiling)`,
       `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
+import { joinSpeakers } from './lib/limits.js';
 import { engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
 
 /** A server (one or more nodes) under test: where sockets connect and how a message is posted. */
@@ -17,19 +18,23 @@ export interface Target {
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
-/** Our server: a room, one joined user, messages posted through `chat/rooms/{id}/command`. */
-export async function engageTarget(nodes: number, env: Record<string, string>): Promise<Target> {
+/**
+ * Our server: a room, `speakers` joined users, messages posted through `chat/rooms/{id}/command`
+ * by each user in turn (the server runs with the default per-user rate limits).
+ */
+export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number): Promise<Target> {
   const servers: SpawnedServer[] = [];
   for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...env }));
   const app = await benchApp((servers[0] as SpawnedServer).url);
   const roomid = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).id;
-  await app.call('POST', `chat/rooms/${roomid}/join`, { userid: 'bench', displayname: 'Bench' });
+  const users = await joinSpeakers(app, roomid, speakers);
+  let turn = 0;
   return {
     name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}`,
     pids: servers.map((s) => s.process.pid as number),
     urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${app.appid}/ws?token=${encodeURIComponent(app.token)}`),
     dialect: engageDialect(`room:${roomid}`),
-    post: async (text) => (await send(app.url(`chat/rooms/${roomid}/command`), { userid: 'bench', command: text }, { 'x-api-token': app.token })).status,
+    post: async (text) => (await send(app.url(`chat/rooms/${roomid}/command`), { userid: users[turn++ % users.length], command: text }, { 'x-api-token': app.token })).status,
     stop: async () => {
       await Promise.all(servers.map((s) => s.stop()));
     },

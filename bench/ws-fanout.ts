@@ -15,11 +15,14 @@
 import { freshDatabase, RedisProcess } from '../test/cluster/infra.js';
 import { SocketPool } from './ws-fanout-clients.js';
 import { cpuSeconds } from './lib/cpu.js';
+import { rateLimitNote } from './lib/limits.js';
 import { now, round, rssBytes, Samples } from './ws-fanout-stats.js';
 import { bareTarget, engageTarget, socketIoTarget, type Target } from './ws-fanout-targets.js';
 
 const SOCKETS = Number(process.env['SOCKETS'] ?? 10_000);
 const RATE = Number(process.env['RATE'] ?? 10);
+/** Each user posts at most once a second: well inside the default per-user chat budget. */
+const SPEAKERS = Math.max(10, Math.ceil(RATE));
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
 const TARGETS = (process.env['TARGETS'] ?? 'bare1,engage1,engage2,sio1,sio2').split(',');
 const DATABASE_URL = process.env['DATABASE_URL'];
@@ -124,12 +127,12 @@ async function main(): Promise<void> {
   const db = DATABASE_URL !== undefined ? await freshDatabase(DATABASE_URL) : undefined;
   const storage: Record<string, string> = db === undefined ? {} : { DATABASE_URL: db.url };
   const results: Result[] = [];
-  out(`ws-fanout: SOCKETS=${SOCKETS} RATE=${RATE}/s SECONDS=${SECONDS}`);
+  out(`ws-fanout: SOCKETS=${SOCKETS} RATE=${RATE}/s SECONDS=${SECONDS}; ${rateLimitNote()}: posts round-robin over ${SPEAKERS} users`);
   try {
     for (const name of TARGETS) {
       const target =
-        name === 'engage1' ? await engageTarget(1, storage)
-        : name === 'engage2' ? await engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' })
+        name === 'engage1' ? await engageTarget(1, storage, SPEAKERS)
+        : name === 'engage2' ? await engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS)
         : name === 'bare1' ? await bareTarget()
         : name === 'sio1' ? await socketIoTarget(1, undefined)
         : name === 'sio2' ? await socketIoTarget(2, redis?.url)

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(0), v.maxValue(65535));
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
@@ -66,6 +67,7 @@ const EnvSchema = v.object({
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
   CORS_ORIGINS: v.optional(origins, '*'),
+  ...RATE_LIMIT_ENV,
 });
 
 export type Config = {
@@ -91,6 +93,7 @@ export type Config = {
   webhookDenyPrivate: boolean;
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
+  rateLimits: RateLimitConfig;
 };
 
 export class ConfigError extends Error {}
@@ -123,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
     webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
     corsOrigins: e.CORS_ORIGINS,
+    rateLimits: rateLimitConfig(e),
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { PublishHooks } from './events/publish-hooks.js';
 import type { RouteDef } from './http/route.js';
+import type { Limits } from './limits/limits.js';
 import type { Logger } from './logger.js';
 import type { Bus } from './realtime/bus.js';
 import type { FeedRegistry } from './realtime/live.js';
@@ -21,6 +22,7 @@ export interface Core {
   hooks: PublishHooks;
   /** Topic kinds a WebSocket client can resume from a cursor (rooms at least). */
   feeds: FeedRegistry;
+  limits: Limits;
 }
 
 /** An area (chat, comments, ...) contributes routes and may hook into the uWS app and shutdown. */

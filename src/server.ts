@@ -16,6 +16,7 @@ import { RedisBus } from './realtime/redis-bus.js';
 import { realtimeArea } from './realtime/area.js';
 import { FeedRegistry } from './realtime/live.js';
 import { newSecret } from './ids.js';
+import { Limits } from './limits/limits.js';
 import { usersArea } from './users/routes.js';
 import { chatArea } from './chat/area.js';
 import { commentsArea } from './comments/area.js';
@@ -50,6 +51,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     users: new UserService(database.db, bus),
     hooks: new PublishHooks(),
     feeds: new FeedRegistry(),
+    limits: new Limits(config.rateLimits, config.redisUrl, log),
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
@@ -61,6 +63,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     manageToken,
     cors: new CorsPolicy(config.corsOrigins),
     routes,
+    limits: core.limits,
   });
   for (const area of areas) area.attach?.(app);
 
@@ -79,6 +82,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       us_listen_socket_close(listenSocket);
       for (const area of areas.reverse()) await area.close?.();
       await bus.close();
+      await core.limits.close();
       await database.close();
       app.close();
     },

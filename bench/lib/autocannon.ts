@@ -18,6 +18,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** A fixed body, or one per request. */
   body?: string;
+  /** Bodies sent in turn, across all connections (e.g. one per user). */
+  bodies?: string[];
   requests?: autocannon.Request[];
   connections?: number;
   pipelining?: number;
@@ -26,10 +28,15 @@ export interface LoadOptions {
   overallRate?: number;
 }
 
+function inTurn(bodies: string[]): autocannon.Request[] {
+  let next = 0;
+  return [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }];
+}
+
 /** Runs autocannon (or, at a fixed rate, the paced generator) and reduces its result to the figures the notes quote. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
   if (options.overallRate !== undefined) {
-    if (options.requests !== undefined) throw new Error('a paced load sends one fixed request');
+    if (options.requests !== undefined) throw new Error('a paced load sends prebuilt requests: give body or bodies');
     return paced({ ...options, overallRate: options.overallRate });
   }
   const result = await autocannon({
@@ -37,7 +44,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...options.headers },
     body: options.body,
-    requests: options.requests,
+    requests: options.bodies === undefined ? options.requests : inTurn(options.bodies),
     connections: options.connections ?? 64,
     pipelining: options.pipelining ?? 1,
     duration: options.durationSeconds ?? 10,

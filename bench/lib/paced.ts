@@ -8,16 +8,19 @@ import type { LoadOptions, LoadResult } from './autocannon.js';
  * send its share of a second back to back when the second begins, which measures bursts at
  * full load, and weights slow responses by their own latency when it corrects for omission.
  *
- * HTTP/1.1 keep-alive over raw sockets with one prebuilt request, so the generator stays cheap
+ * HTTP/1.1 keep-alive over raw sockets with prebuilt requests, so the generator stays cheap
  * next to the server on a small machine. Responses must carry content-length (ours do).
  */
 export async function paced(options: LoadOptions & { overallRate: number }): Promise<LoadResult> {
   const url = new URL(options.url);
-  const body = options.body ?? '';
-  const headers: Record<string, string> = { host: url.host, 'content-type': 'application/json', ...options.headers };
-  if (body !== '') headers['content-length'] = String(Buffer.byteLength(body));
-  const head = `${options.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
-  const request = Buffer.from(head + body);
+  const prebuilt = (body: string) => {
+    const headers: Record<string, string> = { host: url.host, 'content-type': 'application/json', ...options.headers };
+    if (body !== '') headers['content-length'] = String(Buffer.byteLength(body));
+    const head = `${options.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    return Buffer.from(head + body);
+  };
+  // One prebuilt request per body, sent in turn.
+  const requests = (options.bodies ?? [options.body ?? '']).map(prebuilt);
   const rate = options.overallRate;
   const durationMs = (options.durationSeconds ?? 10) * 1000;
   const latencies: number[] = [];
@@ -62,8 +65,8 @@ export async function paced(options: LoadOptions & { overallRate: number }): Pro
     while (sent < due && idle.length > 0) {
       const conn = idle.pop() as Conn;
       conn.due = start + (sent * 1000) / rate;
+      conn.socket.write(requests[sent % requests.length] as Buffer);
       sent++;
-      conn.socket.write(request);
     }
   };
 

@@ -3,6 +3,7 @@ import { asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
 import { newId, newSecret, newWebhookSecret } from '../ids.js';
+import { UnknownTokens } from '../limits/unknown-tokens.js';
 import type { Bus } from '../realtime/bus.js';
 import type { Application, Credential, TokenInfo, TokenScope } from './types.js';
 
@@ -36,6 +37,7 @@ export class AppDirectory {
   private readonly byToken = new Map<string, Credential>();
   private readonly byId = new Map<string, Application>();
   private readonly revokeListeners = new Set<(tokenId: string) => void>();
+  private readonly unknownTokens = new UnknownTokens();
 
   constructor(
     private readonly db: Db,
@@ -103,11 +105,15 @@ export class AppDirectory {
   async authenticate(appId: string, token: string): Promise<Credential | undefined> {
     const cached = this.byToken.get(token);
     if (cached !== undefined) return cached.app.id === appId ? cached : undefined;
+    if (this.unknownTokens.has(token)) return undefined;
     const [row] = await this.db
       .select({ id: apiTokens.id, appId: apiTokens.appId, scope: apiTokens.scope })
       .from(apiTokens)
       .where(eq(apiTokens.tokenHash, hashToken(token)));
-    if (row === undefined) return undefined;
+    if (row === undefined) {
+      this.unknownTokens.add(token);
+      return undefined;
+    }
     const app = await this.get(row.appId);
     if (app === undefined) return undefined;
     const credential: Credential = { id: row.id, app, scope: row.scope };

@@ -21,8 +21,8 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     return viewOrBlocked(await createComment(deps, ctx.app, conversationId(ctx), { ...ctx.body, role: roleIfTrusted(ctx, ctx.body.role) }, parent));
   };
   return [
-    route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),
-    route({ method: 'POST', path: COMMENT, body: CreateComment, handler: (ctx) => create(ctx, commentId(ctx)) }),
+    route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', limit: 'comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),
+    route({ method: 'POST', path: COMMENT, limit: 'comments', body: CreateComment, handler: (ctx) => create(ctx, commentId(ctx)) }),
     route({
       method: 'GET',
       path: 'comment/conversations/:conversationid/comments',
@@ -78,6 +78,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: `${COMMENT}/vote`,
+      limit: 'votes',
       body: Vote,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -87,6 +88,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: `${COMMENT}/react`,
+      limit: 'votes',
       body: React,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -96,6 +98,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: `${COMMENT}/report`,
+      limit: 'reports',
       body: ReportComment,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);

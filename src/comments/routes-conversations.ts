@@ -70,6 +70,7 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
     route({
       method: 'POST',
       path: 'comment/conversations/:conversationid/react',
+      limit: 'votes',
       body: React,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import type { WriteLimit } from '../limits/config.js';
 import type { Logger } from '../logger.js';
 import type { Application, TokenScope } from '../apps/types.js';
 import type { AnySchema } from './validation.js';
@@ -53,6 +54,8 @@ export interface RouteDef<B extends AnySchema | undefined = AnySchema | undefine
   access?: Access;
   body?: B;
   query?: Q;
+  /** The per-user write budget the route draws on (README, Rate limits). */
+  limit?: WriteLimit;
   handler: (ctx: RequestContext<Out<B>, Out<Q>>) => Promise<Reply> | Reply;
 }
 

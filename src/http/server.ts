@@ -3,6 +3,8 @@ import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWe
 import type { AppDirectory } from '../apps/directory.js';
 import type { TokenScope } from '../apps/types.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import type { Limits } from '../limits/limits.js';
+import { RATE_LIMIT_HEADERS, RateLimited } from '../limits/rate-limited.js';
 import type { Logger } from '../logger.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
@@ -22,6 +24,7 @@ const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, 
 const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
 /** What a 503 asks clients to wait while the database is unreachable. */
 const RETRY_AFTER_SECONDS = '5';
+const EXPOSED_HEADERS = `x-request-id, allow, ${RATE_LIMIT_HEADERS}`;
 
 export interface HttpDeps {
   log: Logger;
@@ -29,6 +32,7 @@ export interface HttpDeps {
   bodyLimit: number;
   manageToken: string;
   cors: CorsPolicy;
+  limits: Limits;
   routes: RouteDef[];
 }
 
@@ -40,6 +44,7 @@ interface Incoming {
   apiToken: string;
   manageToken: string;
   authorization: string;
+  forwardedFor: string;
   requestId: string;
   hasBody: boolean;
   /** The size of what the request line and the headers read here hold. */
@@ -88,30 +93,32 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     res.onAborted(() => {
       state.aborted = true;
     });
-    const respond = (status: number, body: string, extra?: [string, string]) => {
+    const respond = (status: number, body: string, extra?: [string, string][]) => {
       send(res, state, status, body, incoming.requestId, allowOrigin, extra);
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
-      if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors));
+      if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors), err instanceof RateLimited ? err.headers : undefined);
       if (isDatabaseUnavailable(err)) {
         deps.log.warn({ reqId: incoming.requestId, err }, 'database unavailable');
-        return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), ['retry-after', RETRY_AFTER_SECONDS]);
+        return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), [['retry-after', RETRY_AFTER_SECONDS]]);
       }
       deps.log.error({ reqId: incoming.requestId, err }, 'request failed');
       respond(500, envelope(500, 'Internal server error.', null));
     };
+    // Read only when a limit needs it: the peer's address is on the response, valid until it ends.
+    const address = () => (state.aborted ? '' : deps.limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), incoming.forwardedFor));
 
     if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`, null));
     const method = incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
     if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${method} ${incoming.url}.`, null));
     if (match.kind === 'wrong-method') {
-      return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), ['allow', match.allowed.join(', ')]);
+      return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), [['allow', match.allowed.join(', ')]]);
     }
     const run = (body: BodyResult | undefined) => {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
-      handle(deps, manageToken, match.route, match.params, incoming, body?.text ?? '').then((reply) => {
+      handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
         respond(status, replyBody(status, reply));
       }, fail);
@@ -139,27 +146,36 @@ function readIncoming(req: HttpRequest): Incoming {
     manageToken,
     authorization,
     requestId: givenId || `${requestPrefix}-${(++requestCounter).toString(36)}`,
+    forwardedFor: req.getHeader('x-forwarded-for'),
     hasBody: (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '',
     headerBytes: url.length + query.length + apiToken.length + manageToken.length + authorization.length + givenId.length,
   };
 }
 
-async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, bodyText: string): Promise<Reply> {
+async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, address: () => string, bodyText: string): Promise<Reply> {
   const scope = route.scope ?? 'app';
   let app = undefined as unknown as RequestContext['app'];
   let tokenScope: TokenScope = 'server';
   let actor: Actor | null = null;
-  if (scope === 'manage') {
-    const given = Buffer.from(incoming.manageToken);
-    if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
-  } else if (scope === 'app') {
-    const appId = params['appid'] as string;
-    const credential = await authenticateApp(deps.apps, appId, incoming.apiToken);
-    app = credential.app;
-    tokenScope = credential.scope;
-    if (incoming.authorization !== '') actor = await verifyUserToken(app, incoming.authorization);
-    if (tokenScope === 'client') assertClientAccess(route, actor);
+  const lockedOut = scope === 'public' ? undefined : deps.limits.lockout(address);
+  if (lockedOut !== undefined) throw lockedOut;
+  try {
+    if (scope === 'manage') {
+      const given = Buffer.from(incoming.manageToken);
+      if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
+    } else if (scope === 'app') {
+      const appId = params['appid'] as string;
+      const credential = await authenticateApp(deps.apps, appId, incoming.apiToken);
+      app = credential.app;
+      tokenScope = credential.scope;
+      if (incoming.authorization !== '') actor = await verifyUserToken(app, incoming.authorization);
+    }
+  } catch (err) {
+    // A refused credential counts toward the address's lockout; a request that carried none is no guess.
+    if (err instanceof ApiError && err.status === 403 && presentsCredentials(incoming)) throw (await deps.limits.authFailed(address())) ?? err;
+    throw err;
   }
+  if (tokenScope === 'client') assertClientAccess(route, actor);
   validatePathParams(params);
   const body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
   const query = route.query === undefined ? undefined : validate(route.query, parseQuery(incoming.query), 'query');
@@ -176,8 +192,11 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     scope: tokenScope,
     actor,
   };
+  if (route.limit !== undefined) await deps.limits.write(route.limit, ctx);
   return route.handler(ctx);
 }
+
+const presentsCredentials = (incoming: Incoming) => incoming.apiToken !== '' || incoming.manageToken !== '' || incoming.authorization !== '';
 
 function replyBody(status: number, reply: Reply): string {
   if (status === 204) return '';
@@ -197,7 +216,7 @@ function parseJsonBody(text: string): unknown {
   return normalizeBody(parsed, mayHoldUnstorable(text));
 }
 
-function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string] | undefined): void {
+function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string][] | undefined): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));
@@ -205,8 +224,8 @@ function send(res: HttpResponse, state: State, status: number, body: string, req
     if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
     if (allowOrigin !== '*') res.writeHeader('vary', 'origin');
     res.writeHeader('x-request-id', requestId);
-    res.writeHeader('access-control-expose-headers', 'x-request-id, allow');
-    if (extra !== undefined) res.writeHeader(extra[0], extra[1]);
+    res.writeHeader('access-control-expose-headers', EXPOSED_HEADERS);
+    if (extra !== undefined) for (const [name, value] of extra) res.writeHeader(name, value);
     res.end(body);
   });
 }

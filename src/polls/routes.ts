@@ -135,6 +135,7 @@ export function pollsArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'poll/poll/:pollid/response',
+        limit: 'votes',
         body: Vote,
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.body.userid);

@@ -15,7 +15,7 @@ export function realtimeArea(core: Core): Area {
   const hub = new LiveHub(core.bus, log);
   const telemetry = new TelemetryService(core, hub);
   const subscriptions = new Subscriptions({ hub, feeds: core.feeds, telemetry, log, maxSubscriptions: config.wsMaxSubscriptions, maxBackpressure: config.wsMaxBackpressure });
-  const endpoint = new Endpoint({ config, log, apps: core.apps, cors: new CorsPolicy(config.corsOrigins), telemetry, subscriptions });
+  const endpoint = new Endpoint({ config, log, apps: core.apps, cors: new CorsPolicy(config.corsOrigins), limits: core.limits, telemetry, subscriptions });
   return {
     routes: telemetryRoutes(telemetry),
     attach(app) {

@@ -1,11 +1,16 @@
 import type { WebSocket } from 'uWebSockets.js';
 import type { Application, TokenScope } from '../apps/types.js';
 import type { Actor } from '../http/route.js';
+import type { FrameBudget } from '../limits/frame-budget.js';
 import { CLOSE, errorFrame, type ErrorCode } from './protocol.js';
 
 /** What one socket carries from upgrade to close. */
 export interface Connection {
   appId: string;
+  /** The client's address, for the failed-authentication lockout. */
+  address: string;
+  /** Undefined when rate limits are off. */
+  frames: FrameBudget | undefined;
   /** Credentials given on the upgrade request, checked once the socket opens. */
   offered: { token: string; jwt: string } | undefined;
   /** The upgrade request's Origin header ('' when not sent). */
@@ -27,8 +32,8 @@ export interface Connection {
 
 export type Socket = WebSocket<Connection>;
 
-export function newConnection(appId: string, offered: Connection['offered'], origin: string): Connection {
-  return { appId, offered, origin, app: undefined, tokenId: undefined, scope: 'client', actor: null, topics: new Set(), resuming: new Map(), queue: Promise.resolve(), authTimer: undefined, closed: false };
+export function newConnection(appId: string, address: string, frames: FrameBudget | undefined, offered: Connection['offered'], origin: string): Connection {
+  return { appId, address, frames, offered, origin, app: undefined, tokenId: undefined, scope: 'client', actor: null, topics: new Set(), resuming: new Map(), queue: Promise.resolve(), authTimer: undefined, closed: false };
 }
 
 /** Acting for any user without a user token is the backend's, with a server token only. */

@@ -7,6 +7,8 @@ import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
 import { ApiError } from '../http/errors.js';
 import { statusLine } from '../http/status.js';
+import type { Limits } from '../limits/limits.js';
+import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { closeSocket, newConnection, sendError, sendFrame, trustedBackend, type Connection, type Socket } from './connection.js';
@@ -23,6 +25,7 @@ export interface EndpointDeps {
   log: Logger;
   apps: AppDirectory;
   cors: CorsPolicy;
+  limits: Limits;
   telemetry: TelemetryService;
   subscriptions: Subscriptions;
 }
@@ -61,6 +64,7 @@ export class Endpoint {
       message: (ws, message, isBinary) => {
         const conn = ws.getUserData();
         if (message.byteLength > MAX_FRAME_BYTES) return closeSocket(ws, CLOSE.tooBig, `frames are limited to ${MAX_FRAME_BYTES} bytes`);
+        if (conn.frames !== undefined && this.overBudget(ws, conn.frames)) return;
         const text = isBinary ? undefined : Buffer.from(message).toString('utf8');
         conn.queue = conn.queue.then(() => this.handle(ws, text)).catch((err: unknown) => this.deps.log.error({ err }, 'websocket frame failed'));
       },
@@ -94,10 +98,12 @@ export class Endpoint {
 
   /** An upgrade for an application that does not exist is refused at once, in the envelope, before it holds a socket. */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+    const { limits } = this.deps;
+    const address = limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), req.getHeader('x-forwarded-for'));
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
     const jwt = bearer ?? req.getQuery('jwt') ?? '';
-    const conn = newConnection(req.getParameter(0) ?? '', token === '' ? undefined : { token, jwt }, req.getHeader('origin'));
+    const conn = newConnection(req.getParameter(0) ?? '', address, limits.frameBudget(), token === '' ? undefined : { token, jwt }, req.getHeader('origin'));
     const key = req.getHeader('sec-websocket-key');
     const protocol = req.getHeader('sec-websocket-protocol');
     const extensions = req.getHeader('sec-websocket-extensions');
@@ -133,6 +139,8 @@ export class Endpoint {
   private async authenticate(ws: Socket, token: string, jwt: string | undefined): Promise<void> {
     const conn = ws.getUserData();
     clearTimeout(conn.authTimer);
+    const lockedOut = this.deps.limits.lockout(() => conn.address);
+    if (lockedOut !== undefined) return this.refuseRateLimited(ws, lockedOut.message);
     let credential;
     try {
       credential = await this.deps.apps.authenticate(conn.appId, token);
@@ -142,14 +150,14 @@ export class Endpoint {
       return closeSocket(ws, CLOSE.internal, 'internal error');
     }
     if (conn.closed) return;
-    if (credential === undefined) return closeSocket(ws, CLOSE.authRefused, 'api token refused');
+    if (credential === undefined) return this.refuseCredentials(ws, 'api token refused');
     if (credential.scope === 'client' && !this.deps.cors.allowsSocketFrom(conn.origin)) return closeSocket(ws, CLOSE.authRefused, 'origin not allowed for a client token');
     const app = credential.app;
     if (jwt !== undefined && jwt !== '') {
       try {
         conn.actor = await verifyUserToken(app, `Bearer ${jwt}`);
       } catch {
-        return closeSocket(ws, CLOSE.authRefused, 'user token refused');
+        return this.refuseCredentials(ws, 'user token refused');
       }
       if (conn.closed) return;
     }
@@ -157,6 +165,37 @@ export class Endpoint {
     conn.tokenId = credential.id;
     conn.scope = credential.scope;
     this.send(ws, JSON.stringify({ type: 'ready', appid: app.id, userid: conn.actor?.userid ?? null, role: conn.actor?.role ?? null }));
+  }
+
+  /** A refused credential counts toward the address's lockout; the one that starts it answers as rate limited. */
+  private async refuseCredentials(ws: Socket, reason: string): Promise<void> {
+    const lockedOut = await this.deps.limits.authFailed(ws.getUserData().address);
+    if (lockedOut !== undefined) return this.refuseRateLimited(ws, lockedOut.message);
+    closeSocket(ws, CLOSE.authRefused, reason);
+  }
+
+  private refuseRateLimited(ws: Socket, message: string): void {
+    sendError(ws, this.limit, 'rate_limited', message);
+    closeSocket(ws, CLOSE.rateLimited, 'rate limited');
+  }
+
+  /**
+   * True when the frame is past the socket's budget and is not to be handled: the first such
+   * frame is answered `rate_limited` (in turn with the frames before it), later ones are
+   * dropped, and a socket that keeps sending is closed with 4029.
+   */
+  private overBudget(ws: Socket, frames: FrameBudget): boolean {
+    const now = Date.now();
+    const verdict = frames.take(now);
+    if (verdict === 'handle') return false;
+    const conn = ws.getUserData();
+    if (verdict === 'refuse') {
+      const message = `A socket may send at most ${frames.rate.points} frames in ${frames.rate.seconds} s; retry after ${frames.retryAfter(now)} s.`;
+      conn.queue = conn.queue.then(() => sendError(ws, this.limit, 'rate_limited', message));
+    } else if (verdict === 'close') {
+      closeSocket(ws, CLOSE.rateLimited, 'rate limited');
+    }
+    return true;
   }
 
   private async handle(ws: Socket, text: string | undefined): Promise<void> {

@@ -9,6 +9,8 @@ export const CLOSE = {
   authRequired: 4001,
   /** The API token is not this application's, or the user token does not verify. */
   authRefused: 4003,
+  /** The socket kept sending past its frame budget, or its address is locked out (RATE_LIMIT_WS_FRAMES, RATE_LIMIT_AUTH_*). */
+  rateLimited: 4029,
   /** The socket fell further behind than WS_MAX_BACKPRESSURE bytes. */
   slowConsumer: 4008,
   /** Server shutting down. */
@@ -89,6 +91,7 @@ export type ErrorCode =
   | 'already_subscribed'
   | 'not_subscribed'
   | 'cursor_not_supported'
+  | 'rate_limited'
   | 'internal';
 
 export const errorFrame = (code: ErrorCode, message: string, topic?: string) => JSON.stringify({ type: 'error', code, message, ...(topic === undefined ? {} : { topic }) });

@@ -116,6 +116,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/report',
+        limit: 'reports',
         body: ReportUser,
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.body.userid);

@@ -20,6 +20,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/events/:eventid/report',
+      limit: 'reports',
       body: Report,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -55,6 +56,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/users/:userid/report',
+      limit: 'reports',
       body: Report,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);

@@ -14,6 +14,7 @@ export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/command',
+      limit: 'chat',
       body: Command,
       handler: async (ctx) => {
         const { command, userid, ...input } = ctx.body;
@@ -25,6 +26,7 @@ export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/events/:eventid/reply',
+      limit: 'chat',
       body: Message,
       handler: async (ctx) => {
         const { userid, ...input } = ctx.body;
@@ -36,6 +38,7 @@ export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/events/:eventid/quote',
+      limit: 'chat',
       body: Message,
       handler: async (ctx) => {
         const { userid, ...input } = ctx.body;
@@ -47,6 +50,7 @@ export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/events/:eventid/react',
+      limit: 'chat',
       body: React,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);

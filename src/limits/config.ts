@@ -1,0 +1,66 @@
+import * as v from 'valibot';
+
+/** At most `points` in any window of `seconds` that starts at a key's first use. */
+export interface Rate {
+  points: number;
+  seconds: number;
+}
+
+/** The per-user write budgets; each route that writes names the one it draws on. */
+export type WriteLimit = 'chat' | 'comments' | 'votes' | 'reports';
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Proxies in front of the server whose X-Forwarded-For entries are believed (0: none). */
+  trustProxy: number;
+  authFailures: Rate;
+  authLockoutSeconds: number;
+  writes: Record<WriteLimit, Rate>;
+  wsFrames: Rate;
+}
+
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
+const RATE = /^(\d+)\/(\d+)([smh])$/;
+
+/** `30/10s`: 30 in a window of 10 seconds (units s, m, h). */
+const rate = v.pipe(
+  v.string(),
+  v.regex(RATE, 'must be a rate like 30/10s, 20/1m or 100/1h'),
+  v.transform((s): Rate => {
+    const [, points, amount, unit] = RATE.exec(s) as RegExpExecArray;
+    return { points: Number(points), seconds: Number(amount) * UNIT_SECONDS[unit as keyof typeof UNIT_SECONDS] };
+  }),
+  v.check((r) => r.points >= 1 && r.seconds >= 1, 'must allow at least 1 in a window of at least 1s'),
+);
+const seconds = v.pipe(
+  v.string(),
+  v.regex(/^\d+[smh]$/, 'must be a duration like 30s, 5m or 1h'),
+  v.transform((s) => Number.parseInt(s, 10) * UNIT_SECONDS[s.at(-1) as keyof typeof UNIT_SECONDS]),
+  v.minValue(1, 'must be at least 1s'),
+);
+
+/** The environment variables of the rate limits, with their defaults (README, Configuration). */
+export const RATE_LIMIT_ENV = {
+  RATE_LIMITS: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'on'),
+  TRUST_PROXY: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)), '0'),
+  RATE_LIMIT_AUTH_FAILURES: v.optional(rate, '30/1m'),
+  RATE_LIMIT_AUTH_LOCKOUT: v.optional(seconds, '5m'),
+  RATE_LIMIT_CHAT: v.optional(rate, '30/10s'),
+  RATE_LIMIT_COMMENTS: v.optional(rate, '20/1m'),
+  RATE_LIMIT_VOTES: v.optional(rate, '120/1m'),
+  RATE_LIMIT_REPORTS: v.optional(rate, '20/1m'),
+  RATE_LIMIT_WS_FRAMES: v.optional(rate, '300/10s'),
+};
+
+type Env = { [K in keyof typeof RATE_LIMIT_ENV]: v.InferOutput<(typeof RATE_LIMIT_ENV)[K]> };
+
+export function rateLimitConfig(e: Env): RateLimitConfig {
+  return {
+    enabled: e.RATE_LIMITS === 'on',
+    trustProxy: e.TRUST_PROXY,
+    authFailures: e.RATE_LIMIT_AUTH_FAILURES,
+    authLockoutSeconds: e.RATE_LIMIT_AUTH_LOCKOUT,
+    writes: { chat: e.RATE_LIMIT_CHAT, comments: e.RATE_LIMIT_COMMENTS, votes: e.RATE_LIMIT_VOTES, reports: e.RATE_LIMIT_REPORTS },
+    wsFrames: e.RATE_LIMIT_WS_FRAMES,
+  };
+}

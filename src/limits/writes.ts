@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RequestContext } from '../http/route.js';
+import type { Logger } from '../logger.js';
+import type { Rate, WriteLimit } from './config.js';
+import { RateLimited } from './rate-limited.js';
+import { sharedLimiter } from './store.js';
+
+const REFUSALS: Record<WriteLimit, string> = {
+  chat: 'Too many chat messages, reactions, replies and quotes by this user in this room.',
+  comments: 'Too many comments by this user.',
+  votes: 'Too many votes and reactions by this user.',
+  reports: 'Too many reports by this user.',
+};
+
+/**
+ * One per-user budget, local first: this node's memory decides each request (no Redis round
+ * trip on the posting path); with Redis, every use is also counted cluster-wide in the
+ * background, and a key Redis finds over its budget is blocked here for the rest of its window.
+ * A user spreading writes over N nodes thus gets at most about N writes beyond the budget.
+ */
+class Budget {
+  private readonly local: RateLimiterMemory;
+  private readonly shared: RateLimiterAbstract | undefined;
+
+  constructor(
+    private readonly kind: WriteLimit,
+    private readonly rate: Rate,
+    redis: Redis | undefined,
+    private readonly log: Logger,
+  ) {
+    this.local = new RateLimiterMemory({ keyPrefix: kind, points: rate.points, duration: rate.seconds });
+    this.shared = redis === undefined ? undefined : sharedLimiter(redis, kind, rate);
+  }
+
+  async take(key: string): Promise<void> {
+    try {
+      await this.local.consume(key);
+    } catch (refused) {
+      if (refused instanceof RateLimiterRes) throw new RateLimited(REFUSALS[this.kind], this.rate, refused.msBeforeNext);
+      throw refused;
+    }
+    this.shared?.consume(key).catch((refused: unknown) => this.learn(key, refused));
+  }
+
+  private learn(key: string, refused: unknown): void {
+    if (refused instanceof RateLimiterRes) {
+      this.local.block(key, Math.max(1, Math.ceil(refused.msBeforeNext / 1000))).catch(() => undefined);
+    } else {
+      this.log.warn({ err: refused, limit: this.kind }, 'shared rate limit count failed');
+    }
+  }
+}
+
+/** The user a write counts against: a plain user's token's own user, else the userid the request names. */
+function writer(ctx: RequestContext): string | undefined {
+  if (ctx.actor !== null && ctx.actor.role === 'user') return ctx.actor.userid;
+  const named = ((ctx.body ?? ctx.query) as { userid?: unknown } | undefined)?.userid;
+  return typeof named === 'string' ? named : undefined;
+}
+
+/** Writes per user and application; chat per user and room. */
+export class WriteLimits {
+  private readonly budgets: Record<WriteLimit, Budget>;
+
+  constructor(rates: Record<WriteLimit, Rate>, redis: Redis | undefined, log: Logger) {
+    const budget = (kind: WriteLimit) => new Budget(kind, rates[kind], redis, log);
+    this.budgets = { chat: budget('chat'), comments: budget('comments'), votes: budget('votes'), reports: budget('reports') };
+  }
+
+  /** Throws RateLimited (429) when the request's user has used up the budget. */
+  async take(kind: WriteLimit, ctx: RequestContext): Promise<void> {
+    const userid = writer(ctx);
+    if (userid === undefined) return;
+    const key = kind === 'chat' ? `${ctx.app.id}\u0000${ctx.params['roomid']}\u0000${userid}` : `${ctx.app.id}\u0000${userid}`;
+    await this.budgets[kind].take(key);
+  }
+}
