@@ -4,10 +4,14 @@ import type { Config } from './config.js';
 import type { Area, Core } from './core.js';
 import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
+import { attachReference } from './docs/reference.js';
 import { healthRoutes } from './health/routes.js';
 import { createHttpApp } from './http/server.js';
+import type { RouteDef } from './http/route.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
+import { attachMetrics } from './metrics/endpoint.js';
+import { metricSources } from './metrics/sources.js';
 import type { Bus } from './realtime/bus.js';
 import { MemoryBus } from './realtime/memory-bus.js';
 import { RedisBus } from './realtime/redis-bus.js';
@@ -29,6 +33,8 @@ export interface RunningServer {
   port: number;
   core: Core;
   manageToken: string;
+  /** The route table the HTTP server serves. */
+  routes: RouteDef[];
   stop(): Promise<void>;
 }
 
@@ -49,14 +55,18 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
+  const routes = [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)];
   const app = createHttpApp({
     log,
     apps,
     bodyLimit: config.bodyLimit,
     manageToken,
-    routes: [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)],
+    routes,
   });
   for (const area of areas) area.attach?.(app);
+  attachReference(app, routes);
+  attachMetrics(app, config.metricsToken);
+  if (database.pool !== undefined) metricSources.pool('main', database.pool);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`Cannot listen on ${config.host}:${config.port}`))));
@@ -68,11 +78,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     port,
     core,
     manageToken,
+    routes,
     async stop() {
       us_listen_socket_close(listenSocket);
       for (const area of areas.reverse()) await area.close?.();
       await bus.close();
       await database.close();
+      metricSources.clear();
       app.close();
     },
   };

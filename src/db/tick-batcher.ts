@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { CommitMetrics } from '../metrics/registry.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -19,6 +20,7 @@ export class TickBatcher<T> {
     private readonly flush: (items: T[]) => Promise<void>,
     private readonly log: Logger,
     private readonly what: string,
+    private readonly metrics: CommitMetrics,
     private readonly spacingMs = 0,
   ) {}
 
@@ -43,6 +45,7 @@ export class TickBatcher<T> {
     this.pending = [];
     try {
       await this.flush(items);
+      this.metrics.observe(items.length, this.lastStart);
     } catch (err) {
       this.log.error({ err, items: items.length }, `${this.what} failed`);
     } finally {

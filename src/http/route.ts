@@ -42,6 +42,8 @@ export interface RouteDef<B extends AnySchema | undefined = AnySchema | undefine
   scope?: Scope;
   body?: B;
   query?: Q;
+  /** Error statuses this route may answer besides those every route of its kind does (API reference). */
+  errors?: readonly number[];
   handler: (ctx: RequestContext<Out<B>, Out<Q>>) => Promise<Reply> | Reply;
 }
 

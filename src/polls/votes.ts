@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { UserTally, votingClosedReason } from './rules.js';
 import * as store from './store.js';
 import type { Poll, PollResponse } from './types.js';
+import { commitMetrics } from '../metrics/registry.js';
 
 export interface VoteRequest {
   appId: string;
@@ -21,6 +22,7 @@ interface Pending extends VoteRequest {
 }
 
 const MAX_BATCH = 2000;
+const metrics = commitMetrics('polls_votes');
 const MAX_KNOWN_POLLS = 1000;
 
 /**
@@ -125,7 +127,9 @@ export class VoteBatcher {
     const { batch, read } = this.prefetched ?? { batch: this.queue.splice(0, MAX_BATCH), read: undefined };
     this.prefetched = undefined;
     try {
+      const started = performance.now();
       const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
+      metrics.observe(batch.length, started);
       const touched = new Set<string>();
       batch.forEach((vote, i) => {
         const outcome = outcomes[i] as VoteOutcome;

@@ -1,4 +1,5 @@
 import type { Area, Core } from '../core.js';
+import { metricSources } from '../metrics/sources.js';
 import { telemetryRoutes } from '../telemetry/routes.js';
 import { TelemetryService } from '../telemetry/service.js';
 import { Endpoint } from './endpoint.js';
@@ -13,6 +14,7 @@ export function realtimeArea(core: Core): Area {
   const { config, log } = core;
   const hub = new LiveHub(core.bus, log);
   const telemetry = new TelemetryService(core, hub);
+  metricSources.telemetryContexts(() => telemetry.contextCount());
   const subscriptions = new Subscriptions({ hub, feeds: core.feeds, telemetry, log, maxSubscriptions: config.wsMaxSubscriptions, maxBackpressure: config.wsMaxBackpressure });
   const endpoint = new Endpoint({ config, log, apps: core.apps, telemetry, subscriptions });
   return {

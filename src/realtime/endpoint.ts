@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { mayActAs, verifyUserToken } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
+import { wsMetrics } from '../metrics/registry.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, parseFrame, type ClientFrame } from './protocol.js';
@@ -48,6 +49,7 @@ export class Endpoint {
       open: (ws) => this.open(ws),
       message: (ws, message, isBinary) => {
         const conn = ws.getUserData();
+        wsMetrics.framesIn.inc();
         if (message.byteLength > MAX_FRAME_BYTES) return closeSocket(ws, CLOSE.tooBig, `frames are limited to ${MAX_FRAME_BYTES} bytes`);
         const text = isBinary ? undefined : Buffer.from(message).toString('utf8');
         conn.queue = conn.queue.then(() => this.handle(ws, text)).catch((err: unknown) => this.deps.log.error({ err }, 'websocket frame failed'));
@@ -66,6 +68,7 @@ export class Endpoint {
         clearTimeout(conn.authTimer);
         this.deps.subscriptions.closed(ws);
         this.sockets.delete(ws);
+        wsMetrics.connections.dec();
       },
     });
   }
@@ -90,6 +93,7 @@ export class Endpoint {
 
   private open(ws: Socket): void {
     this.sockets.add(ws);
+    wsMetrics.connections.inc();
     const conn = ws.getUserData();
     const offered = conn.offered;
     if (offered !== undefined) {

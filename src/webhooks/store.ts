@@ -212,3 +212,9 @@ export function pruneMessages(q: Queryable, before: string, limit: number): Prom
         returning 1`,
   );
 }
+
+/** Deliveries waiting in the outbox (due or scheduled for a retry), for the queue-depth gauge. */
+export async function outboxDepth(q: Queryable): Promise<number> {
+  const [row] = await q.select({ n: sql<number>`count(*)::int` }).from(webhookOutbox);
+  return row?.n ?? 0;
+}
