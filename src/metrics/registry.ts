@@ -88,5 +88,4 @@ export function commitMetrics(writer: string): CommitMetrics {
 export const webhookMetrics = {
   attempts: new Counter({ name: `${PREFIX}webhook_attempts_total`, help: 'Webhook delivery attempts (HTTP requests sent, or found undeliverable)', registers: [registry] }),
   failures: new Counter({ name: `${PREFIX}webhook_failures_total`, help: 'Webhook delivery attempts that failed (no answer, or a status other than 2xx)', registers: [registry] }),
-  disabled: new Counter({ name: `${PREFIX}webhook_hooks_disabled_total`, help: 'Webhooks disabled after WEBHOOK_FAILURE_LIMIT consecutive failures', registers: [registry] }),
 };

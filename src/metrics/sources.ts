@@ -9,7 +9,13 @@ import { registry } from './registry.js';
 
 let pools: { name: string; pool: pg.Pool }[] = [];
 let contexts: (() => number) | undefined;
-let webhookQueue: (() => Promise<number>) | undefined;
+let webhooks: WebhookCounts | undefined;
+
+/** Figures of the webhook tables, shared by every node. */
+export interface WebhookCounts {
+  queued(): Promise<number>;
+  disabled(): Promise<number>;
+}
 
 new Gauge({
   name: 'engage_db_pool_connections',
@@ -35,18 +41,24 @@ new Gauge({
   },
 });
 
-new Gauge({
-  name: 'engage_webhook_queue_depth',
-  help: 'Webhook deliveries waiting in the outbox (shared by every node)',
-  registers: [registry],
-  async collect() {
-    try {
-      if (webhookQueue !== undefined) this.set(await webhookQueue());
-    } catch {
-      // Database unreachable: the last value stands; /readyz tells why.
-    }
-  },
-});
+/** A gauge set from the database at each scrape; while it is unreachable the last value stands (/readyz tells why). */
+const databaseGauge = (name: string, help: string, read: (counts: WebhookCounts) => Promise<number>) =>
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      if (webhooks === undefined) return;
+      try {
+        this.set(await read(webhooks));
+      } catch {
+        // keep the last value
+      }
+    },
+  });
+
+databaseGauge('engage_webhook_queue_depth', 'Webhook deliveries waiting in the outbox (shared by every node)', (w) => w.queued());
+databaseGauge('engage_webhook_hooks_disabled', 'Webhooks disabled after WEBHOOK_FAILURE_LIMIT consecutive failures (and not changed since)', (w) => w.disabled());
 
 export const metricSources = {
   pool(name: string, pool: pg.Pool): void {
@@ -55,13 +67,13 @@ export const metricSources = {
   telemetryContexts(count: () => number): void {
     contexts = count;
   },
-  webhookQueue(depth: () => Promise<number>): void {
-    webhookQueue = depth;
+  webhooks(counts: WebhookCounts): void {
+    webhooks = counts;
   },
   /** A stopped server's sources are forgotten. */
   clear(): void {
     pools = [];
     contexts = undefined;
-    webhookQueue = undefined;
+    webhooks = undefined;
   },
 };

@@ -3,7 +3,6 @@ import { assertAdmin } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, param, route } from '../http/route.js';
 import type { Logger } from '../logger.js';
-import { webhookMetrics } from '../metrics/registry.js';
 import { metricSources } from '../metrics/sources.js';
 import { DeliveryThread } from './delivery-thread.js';
 import { WebhookPublishHook } from './hook.js';
@@ -19,11 +18,8 @@ export function webhooksArea(core: Core): Area {
   const { db } = core;
   const log = core.log.child({ area: 'webhooks' });
   const registry = new HookRegistry(db, core.bus);
-  const deliveries = startDeliveries(core, log, (appId) => {
-    webhookMetrics.disabled.inc();
-    registry.changed(appId);
-  });
-  metricSources.webhookQueue(() => store.outboxDepth(db));
+  const deliveries = startDeliveries(core, log, (appId) => registry.changed(appId));
+  metricSources.webhooks({ queued: () => store.outboxDepth(db), disabled: () => store.disabledByFailures(db, core.config.webhookFailureLimit) });
   const hooks = new WebhookService(db, registry);
   core.hooks.add(new WebhookPublishHook(db, core.apps, registry, deliveries, core.config.webhookFailureLimit, log));
 

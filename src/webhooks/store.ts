@@ -218,3 +218,12 @@ export async function outboxDepth(q: Queryable): Promise<number> {
   const [row] = await q.select({ n: sql<number>`count(*)::int` }).from(webhookOutbox);
   return row?.n ?? 0;
 }
+
+/** Hooks that failures disabled (a change through the API resets their run), for the disabled-hooks gauge. */
+export async function disabledByFailures(q: Queryable, limit: number): Promise<number> {
+  const [row] = await q
+    .select({ n: sql<number>`count(*)::int` })
+    .from(webhooks)
+    .where(and(eq(webhooks.enabled, false), sql`${webhooks.consecutiveFailures} >= ${limit}`));
+  return row?.n ?? 0;
+}
