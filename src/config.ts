@@ -68,6 +68,7 @@ const EnvSchema = v.object({
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
   CORS_ORIGINS: v.optional(origins, '*'),
   ...RATE_LIMIT_ENV,
+  METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
 });
 
 export type Config = {
@@ -94,6 +95,8 @@ export type Config = {
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
   rateLimits: RateLimitConfig;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -127,5 +130,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
     corsOrigins: e.CORS_ORIGINS,
     rateLimits: rateLimitConfig(e),
+    metricsToken: e.METRICS_TOKEN,
   };
 }

@@ -4,12 +4,15 @@ import type { Config } from './config.js';
 import type { Area, Core } from './core.js';
 import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
+import { attachReference } from './docs/reference.js';
 import { healthRoutes } from './health/routes.js';
 import { CorsPolicy } from './http/cors.js';
 import type { RouteDef } from './http/route.js';
 import { createHttpApp } from './http/server.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
+import { attachMetrics } from './metrics/endpoint.js';
+import { metricSources } from './metrics/sources.js';
 import type { Bus } from './realtime/bus.js';
 import { MemoryBus } from './realtime/memory-bus.js';
 import { RedisBus } from './realtime/redis-bus.js';
@@ -66,6 +69,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: core.limits,
   });
   for (const area of areas) area.attach?.(app);
+  attachReference(app, routes);
+  attachMetrics(app, config.metricsToken);
+  if (database.pool !== undefined) metricSources.pool('main', database.pool);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`Cannot listen on ${config.host}:${config.port}`))));
@@ -84,6 +90,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await bus.close();
       await core.limits.close();
       await database.close();
+      metricSources.clear();
       app.close();
     },
   };

@@ -5,8 +5,10 @@ import { adjustReplyCount, insertComments } from './comment-store.js';
 import { adjustCommentCount } from './conversation-store.js';
 import { violatedForeignKey, violatedUniqueIndex } from '../db/errors.js';
 import type { Comment } from './views.js';
+import { commitMetrics } from '../metrics/registry.js';
 
 const MAX_BATCH = 500;
+const metrics = commitMetrics('comments');
 
 interface Pending {
   comment: Comment;
@@ -44,7 +46,9 @@ export class CommentWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
+        const started = performance.now();
         await this.db.transaction((tx) => store(tx, batch.map((p) => p.comment)));
+        metrics.observe(batch.length, started);
         for (const p of batch) p.resolve();
       } catch (err) {
         const [only] = batch;

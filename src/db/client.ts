@@ -21,6 +21,8 @@ export type Queryable = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'embedded';
+  /** The connection pool, on Postgres (for its metrics). */
+  pool?: pg.Pool;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -79,7 +81,7 @@ async function openPostgres(url: string, log: Logger): Promise<Database> {
     client.release();
   }
   log.info('postgres ready, migrations applied');
-  return { db, kind: 'postgres', ping: () => ping(db), close: () => pool.end() };
+  return { db, kind: 'postgres', pool, ping: () => ping(db), close: () => pool.end() };
 }
 
 /**

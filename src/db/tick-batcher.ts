@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable } from './errors.js';
+import type { CommitMetrics } from '../metrics/registry.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -20,6 +21,7 @@ export class TickBatcher<T> {
     private readonly flush: (items: T[]) => Promise<void>,
     private readonly log: Logger,
     private readonly what: string,
+    private readonly metrics: CommitMetrics,
     private readonly spacingMs = 0,
   ) {}
 
@@ -56,6 +58,7 @@ export class TickBatcher<T> {
     this.pending = [];
     try {
       await this.flush(items);
+      this.metrics.observe(items.length, this.lastStart);
     } catch (err) {
       if (items.length > 1 && !isDatabaseUnavailable(err)) await this.flushOneByOne(items, err);
       else this.log.error({ err, items: items.length }, `${this.what} failed`);

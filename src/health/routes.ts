@@ -9,6 +9,7 @@ export function healthRoutes(core: Core): RouteDef[] {
       method: 'GET',
       path: 'readyz',
       scope: 'public',
+      errors: [503],
       handler: async () => {
         const database = await core.database.ping();
         const bus = core.bus.isConnected();

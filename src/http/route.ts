@@ -56,6 +56,8 @@ export interface RouteDef<B extends AnySchema | undefined = AnySchema | undefine
   query?: Q;
   /** The per-user write budget the route draws on (README, Rate limits). */
   limit?: WriteLimit;
+  /** Error statuses this route may answer besides those every route of its kind does (API reference). */
+  errors?: readonly number[];
   handler: (ctx: RequestContext<Out<B>, Out<Q>>) => Promise<Reply> | Reply;
 }
 

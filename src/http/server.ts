@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Limits } from '../limits/limits.js';
 import { RATE_LIMIT_HEADERS, RateLimited } from '../limits/rate-limited.js';
 import type { Logger } from '../logger.js';
+import { RequestMetrics } from '../metrics/http.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
@@ -61,10 +62,10 @@ const requestPrefix = Date.now().toString(36);
 
 export function createHttpApp(deps: HttpDeps): TemplatedApp {
   const router = new Router();
+  const metrics = new RequestMetrics();
   for (const r of deps.routes) {
-    const scope = r.scope ?? 'app';
-    const prefix = scope === 'app' ? '/api/v3/:appid/' : scope === 'manage' ? '/api/v3/manage/' : '/';
-    router.add(prefix + r.path, r);
+    router.add(fullPath(r), r);
+    metrics.add(r, fullPath(r));
   }
   const manageToken = Buffer.from(deps.manageToken);
   // The level is fixed at start: when access lines are off, a request builds no log object.
@@ -93,9 +94,12 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     res.onAborted(() => {
       state.aborted = true;
     });
+    let matched: RouteDef | undefined;
     const respond = (status: number, body: string, extra?: [string, string][]) => {
       send(res, state, status, body, incoming.requestId, allowOrigin, extra);
-      if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round((performance.now() - state.started) * 10) / 10 }, 'request');
+      const ms = performance.now() - state.started;
+      metrics.observe(matched, status, ms);
+      if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round(ms * 10) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
       if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors), err instanceof RateLimited ? err.headers : undefined);
@@ -116,6 +120,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     if (match.kind === 'wrong-method') {
       return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), [['allow', match.allowed.join(', ')]]);
     }
+    matched = match.route;
     const run = (body: BodyResult | undefined) => {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
@@ -128,6 +133,12 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
   });
 
   return app;
+}
+
+/** Where a route is served: app routes under /api/v3/{appid}/, manage routes under /api/v3/manage/. */
+export function fullPath(route: RouteDef): string {
+  const scope = route.scope ?? 'app';
+  return (scope === 'app' ? '/api/v3/:appid/' : scope === 'manage' ? '/api/v3/manage/' : '/') + route.path;
 }
 
 function readIncoming(req: HttpRequest): Incoming {

@@ -11,6 +11,7 @@ import { usersByHandle } from '../users/store.js';
 import * as store from './store.js';
 import type { NewNotification } from './types.js';
 import { notificationView } from './views.js';
+import { commitMetrics } from '../metrics/registry.js';
 
 /**
  * Turns the `notify` targets of published events into notifications: the events of one tick
@@ -26,7 +27,7 @@ export class NotificationWriter implements PublishHook {
     private readonly bus: Bus,
     log: Logger,
   ) {
-    this.batcher = new TickBatcher((events) => this.write(events), log, 'writing notifications');
+    this.batcher = new TickBatcher((events) => this.write(events), log, 'writing notifications', commitMetrics('notifications'));
   }
 
   async beforePublish(): Promise<void> {}

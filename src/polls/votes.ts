@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { UserTally, votingClosedReason } from './rules.js';
 import * as store from './store.js';
 import type { Poll, PollResponse } from './types.js';
+import { commitMetrics } from '../metrics/registry.js';
 
 export interface VoteRequest {
   appId: string;
@@ -22,6 +23,7 @@ interface Pending extends VoteRequest {
 }
 
 const MAX_BATCH = 2000;
+const metrics = commitMetrics('polls_votes');
 const MAX_KNOWN_POLLS = 1000;
 
 /**
@@ -136,7 +138,9 @@ export class VoteBatcher {
     const { batch, read } = this.prefetched ?? { batch: this.queue.splice(0, MAX_BATCH), read: undefined };
     this.prefetched = undefined;
     try {
+      const started = performance.now();
       const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
+      metrics.observe(batch.length, started);
       this.answer(batch, outcomes);
     } catch (err) {
       if (batch.length === 1 || isDatabaseUnavailable(err)) {

@@ -1,5 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { CorsPolicy } from '../http/cors.js';
+import { metricSources } from '../metrics/sources.js';
 import { telemetryRoutes } from '../telemetry/routes.js';
 import { TelemetryService } from '../telemetry/service.js';
 import { Endpoint } from './endpoint.js';
@@ -14,6 +15,7 @@ export function realtimeArea(core: Core): Area {
   const { config, log } = core;
   const hub = new LiveHub(core.bus, log);
   const telemetry = new TelemetryService(core, hub);
+  metricSources.telemetryContexts(() => telemetry.contextCount());
   const subscriptions = new Subscriptions({ hub, feeds: core.feeds, telemetry, log, maxSubscriptions: config.wsMaxSubscriptions, maxBackpressure: config.wsMaxBackpressure });
   const endpoint = new Endpoint({ config, log, apps: core.apps, cors: new CorsPolicy(config.corsOrigins), limits: core.limits, telemetry, subscriptions });
   return {

@@ -2,6 +2,7 @@ import type { WebSocket } from 'uWebSockets.js';
 import type { Application, TokenScope } from '../apps/types.js';
 import type { Actor } from '../http/route.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
+import { wsMetrics } from '../metrics/registry.js';
 import { CLOSE, errorFrame, type ErrorCode } from './protocol.js';
 
 /** What one socket carries from upgrade to close. */
@@ -46,7 +47,8 @@ export const trustedBackend = (conn: Connection): boolean => conn.actor === null
 export function sendFrame(ws: Socket, frame: string, limit: number): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
-  if (ws.getBufferedAmount() > limit || ws.send(frame) === 2) closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  if (ws.getBufferedAmount() > limit || ws.send(frame) === 2) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  wsMetrics.framesSentDirect.inc();
 }
 
 export function sendError(ws: Socket, limit: number, code: ErrorCode, message: string, topic?: string): void {
@@ -57,5 +59,6 @@ export function closeSocket(ws: Socket, code: number, reason: string): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
   conn.closed = true;
+  if (code === CLOSE.slowConsumer) wsMetrics.slowConsumersClosed.inc();
   ws.end(code, reason);
 }

@@ -10,6 +10,7 @@ import { statusLine } from '../http/status.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
+import { wsMetrics } from '../metrics/registry.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { closeSocket, newConnection, sendError, sendFrame, trustedBackend, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, parseFrame, type ClientFrame } from './protocol.js';
@@ -63,6 +64,7 @@ export class Endpoint {
       open: (ws) => this.open(ws),
       message: (ws, message, isBinary) => {
         const conn = ws.getUserData();
+        wsMetrics.framesIn.inc();
         if (message.byteLength > MAX_FRAME_BYTES) return closeSocket(ws, CLOSE.tooBig, `frames are limited to ${MAX_FRAME_BYTES} bytes`);
         if (conn.frames !== undefined && this.overBudget(ws, conn.frames)) return;
         const text = isBinary ? undefined : Buffer.from(message).toString('utf8');
@@ -82,6 +84,7 @@ export class Endpoint {
         clearTimeout(conn.authTimer);
         this.deps.subscriptions.closed(ws);
         this.sockets.delete(ws);
+        wsMetrics.connections.dec();
       },
     });
   }
@@ -126,6 +129,7 @@ export class Endpoint {
 
   private open(ws: Socket): void {
     this.sockets.add(ws);
+    wsMetrics.connections.inc();
     const conn = ws.getUserData();
     const offered = conn.offered;
     if (offered !== undefined) {

@@ -1,6 +1,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { jsonOnce } from '../json-once.js';
 import type { Logger } from '../logger.js';
+import { wsMetrics } from '../metrics/registry.js';
 import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
 import { parseTopic } from './protocol.js';
@@ -47,7 +48,8 @@ export class LiveHub {
   publishLocal(appId: string, topic: string, message: LiveMessage): void {
     const key = localTopic(appId, topic);
     const listeners = this.interceptors.get(key);
-    if (this.app === undefined || (listeners === undefined && this.app.numSubscribers(key) === 0)) return;
+    const subscribers = this.app?.numSubscribers(key) ?? 0;
+    if (this.app === undefined || (listeners === undefined && subscribers === 0)) return;
     let frame: string;
     try {
       frame = eventFrame(topic, message);
@@ -56,6 +58,7 @@ export class LiveHub {
       return;
     }
     this.app.publish(key, frame);
+    wsMetrics.framesSentPublished.inc(subscribers);
     if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq });
   }
 

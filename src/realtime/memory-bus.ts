@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { busMetrics } from '../metrics/registry.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
 
 export class MemoryBus implements Bus {
@@ -8,6 +9,7 @@ export class MemoryBus implements Bus {
   constructor(private readonly log: Logger) {}
 
   publish(appId: string, message: BusMessage): void {
+    busMetrics.published.inc();
     this.local.deliver(appId, message, (err) => this.log.error({ err, topic: message.topic }, 'bus handler failed'));
   }
 

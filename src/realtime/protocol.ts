@@ -30,7 +30,7 @@ export const HARD_FRAME_BYTES = 4 * MAX_FRAME_BYTES;
 /** A socket without credentials is closed after this long. */
 export const AUTH_TIMEOUT_MS = 10_000;
 
-const TOPIC_KINDS: readonly TopicKind[] = ['room', 'conversation', 'poll', 'context', 'user'];
+export const TOPIC_KINDS: readonly TopicKind[] = ['room', 'conversation', 'poll', 'context', 'user'];
 const ID_MAX = 250;
 
 export interface Topic {
@@ -60,6 +60,9 @@ const Unsubscribe = v.object({ type: v.literal('unsubscribe'), topic: str(ID_MAX
 const Heartbeat = v.object({ type: v.literal('heartbeat'), contextid: str(ID_MAX), key: str(ID_MAX), userid: v.optional(str(ID_MAX)) });
 const Ping = v.object({ type: v.literal('ping') });
 
+/** Every client frame's schema, by its type (the AsyncAPI document is built from them). */
+export const CLIENT_FRAMES = { auth: Auth, subscribe: Subscribe, unsubscribe: Unsubscribe, heartbeat: Heartbeat, ping: Ping };
+
 const ClientFrame = v.variant('type', [Auth, Subscribe, Unsubscribe, Heartbeat, Ping], 'type must be auth, subscribe, unsubscribe, heartbeat or ping');
 export type ClientFrame = v.InferOutput<typeof ClientFrame>;
 
@@ -81,17 +84,19 @@ export function parseFrame(text: string): Parsed {
 }
 
 /** Error codes of `error` frames. */
-export type ErrorCode =
-  | 'bad_frame'
-  | 'bad_topic'
-  | 'bad_request'
-  | 'forbidden'
-  | 'not_found'
-  | 'too_many_subscriptions'
-  | 'already_subscribed'
-  | 'not_subscribed'
-  | 'cursor_not_supported'
-  | 'rate_limited'
-  | 'internal';
+export const ERROR_CODES = [
+  'bad_frame',
+  'bad_topic',
+  'bad_request',
+  'forbidden',
+  'not_found',
+  'too_many_subscriptions',
+  'already_subscribed',
+  'not_subscribed',
+  'cursor_not_supported',
+  'rate_limited',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const errorFrame = (code: ErrorCode, message: string, topic?: string) => JSON.stringify({ type: 'error', code, message, ...(topic === undefined ? {} : { topic }) });

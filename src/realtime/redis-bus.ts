@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { busMetrics } from '../metrics/registry.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
 
 const CHANNEL = 'engage:bus';
@@ -32,7 +33,12 @@ export class RedisBus implements Bus {
     for (const [name, conn] of [['publisher', this.publisher], ['subscriber', this.subscriber]] as const) {
       conn.on('error', (err: Error) => log.warn({ conn: name, err: err.message }, 'redis bus connection error'));
       conn.on('close', () => log.warn({ conn: name }, 'redis bus connection lost; serving local subscribers only'));
-      conn.on('ready', () => log.info({ conn: name }, 'redis bus connected'));
+      let connectedBefore = false;
+      conn.on('ready', () => {
+        log.info({ conn: name }, 'redis bus connected');
+        if (connectedBefore) busMetrics.reconnects.inc();
+        connectedBefore = true;
+      });
     }
     this.subscriber.on('ready', () => {
       this.subscriber.subscribe(CHANNEL).then(
@@ -56,6 +62,7 @@ export class RedisBus implements Bus {
   }
 
   publish(appId: string, message: BusMessage): void {
+    busMetrics.published.inc();
     this.local.deliver(appId, message, (err) => this.log.error({ err, topic: message.topic }, 'bus handler failed'));
     if (this.publisher.status !== 'ready') return;
     const wire: Wire = { n: this.nodeId, a: appId, t: message.topic, p: message.payload };
@@ -84,6 +91,7 @@ export class RedisBus implements Bus {
       return;
     }
     if (wire.n === this.nodeId) return;
+    busMetrics.received.inc();
     this.local.deliver(wire.a, { topic: wire.t, payload: wire.p }, (err) => this.log.error({ err, topic: wire.t }, 'bus handler failed'));
   }
 }

@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { FeedRegistry, LiveMessage, TopicFeed } from './live.js';
 import type { Logger } from '../logger.js';
+import { wsMetrics } from '../metrics/registry.js';
 import { mayActAs } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { TelemetryService } from '../telemetry/service.js';
@@ -49,6 +50,7 @@ export class Subscriptions {
       const resumeFrom = cursor === undefined || cursor === '' ? undefined : cursor;
       if (resumeFrom !== undefined && feed === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
       conn.topics.add(name);
+      wsMetrics.subscriptions.inc();
       try {
         await feed?.assertExists(app, topic.id);
         if (conn.closed || !conn.topics.has(name)) return;
@@ -77,9 +79,13 @@ export class Subscriptions {
     this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: name }));
   }
 
-  /** Stops every replay of a closing socket (uWS drops its topics by itself). */
+  /** Forgets a closing socket's topics and stops its replays (uWS drops its topics by itself). */
   closed(ws: Socket): void {
-    for (const stop of ws.getUserData().resuming.values()) stop();
+    const conn = ws.getUserData();
+    // Cleared so that a subscribe still in flight does not count its topic down a second time.
+    wsMetrics.subscriptions.dec(conn.topics.size);
+    conn.topics.clear();
+    for (const stop of conn.resuming.values()) stop();
   }
 
   private check(ws: Socket, name: string): Topic {
@@ -160,7 +166,7 @@ export class Subscriptions {
 
   private drop(ws: Socket, name: string): void {
     const conn = ws.getUserData();
-    conn.topics.delete(name);
+    if (conn.topics.delete(name)) wsMetrics.subscriptions.dec();
     conn.resuming.get(name)?.();
     if (!conn.closed && conn.app !== undefined) ws.unsubscribe(localTopic(conn.app.id, name));
   }

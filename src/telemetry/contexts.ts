@@ -79,6 +79,12 @@ export class ContextStore {
     return this.apps.get(appId)?.get(contextid)?.signals.get(signalId(kind, key))?.view(now);
   }
 
+  count(): number {
+    let n = 0;
+    for (const contexts of this.apps.values()) n += contexts.size;
+    return n;
+  }
+
   *contexts(): Generator<[appId: string, contextid: string]> {
     for (const [appId, contexts] of this.apps) for (const contextid of contexts.keys()) yield [appId, contextid];
   }

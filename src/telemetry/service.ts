@@ -72,6 +72,11 @@ export class TelemetryService {
     return { asof: new Date(now).toISOString(), signal: this.store.signalView(appId, contextid, kind, key, now) };
   }
 
+  /** Contexts held in memory on this node. */
+  contextCount(): number {
+    return this.store.count();
+  }
+
   close(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.sync.close();

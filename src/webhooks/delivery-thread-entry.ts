@@ -3,6 +3,8 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { connectPostgres } from '../db/client.js';
 import { createLogger } from '../logger.js';
+import { metricSources } from '../metrics/sources.js';
+import { snapshotMetrics, THREAD_REPORT_MS } from '../metrics/threads.js';
 import type { DeliveryThreadSettings, FromDeliveryThread, ToDeliveryThread } from './delivery-thread.js';
 import { DeliveryPipeline } from './pipeline.js';
 
@@ -14,7 +16,12 @@ lowerPriority();
 const log = createLogger(settings.logLevel, { buffered: false }).child({ area: 'webhooks', thread: 'delivery' });
 // The outbox writer and the delivery loop each run one statement at a time.
 const { db, pool } = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
+metricSources.pool('webhooks', pool);
 const pipeline = new DeliveryPipeline(db, log, settings, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
+
+// The main thread serves /metrics: it adds in what this thread counted.
+const reporter = setInterval(() => void snapshotMetrics().then((metrics) => port.postMessage({ metrics } satisfies FromDeliveryThread)), THREAD_REPORT_MS);
+reporter.unref();
 
 port.on('message', (message: ToDeliveryThread) => {
   if ('rows' in message) {

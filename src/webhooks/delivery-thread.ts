@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.js';
+import { reportThreadMetrics, type MetricsSnapshot } from '../metrics/threads.js';
 import type { Deliveries, PipelineSettings } from './pipeline.js';
 import type { OutboxRow } from './store.js';
 
@@ -11,8 +12,8 @@ export interface DeliveryThreadSettings extends PipelineSettings {
 }
 
 export type ToDeliveryThread = { rows: OutboxRow[] } | { close: true };
-/** The app of a hook the thread disabled. */
-export type FromDeliveryThread = { disabled: string };
+/** The app of a hook the thread disabled, or the thread's metrics (every THREAD_REPORT_MS). */
+export type FromDeliveryThread = { disabled: string } | { metrics: MetricsSnapshot };
 
 // The same extension as this module: .ts when run from source, .js when built. Run from source,
 // the thread registers tsx itself: the main thread's `--import tsx` does not reach workers.
@@ -71,7 +72,7 @@ export class DeliveryThread implements Deliveries {
 
   private start(): void {
     const worker = new Worker(BOOT, { eval: true, workerData: this.settings });
-    worker.on('message', (message: FromDeliveryThread) => this.onDisabled(message.disabled));
+    worker.on('message', (message: FromDeliveryThread) => ('metrics' in message ? reportThreadMetrics('webhook-delivery', message.metrics) : this.onDisabled(message.disabled)));
     worker.on('error', (err) => this.log.error({ err }, 'webhook delivery thread failed'));
     this.exited = new Promise((resolve) =>
       worker.once('exit', (code) => {

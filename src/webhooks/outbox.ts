@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import { TickBatcher } from '../db/tick-batcher.js';
 import * as store from './store.js';
 import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
+import { commitMetrics } from '../metrics/registry.js';
 
 /**
  * Under a steady stream of events, at most one outbox statement per this many ms: its fixed
@@ -28,6 +29,7 @@ export class OutboxWriter {
       },
       log,
       'storing webhook deliveries',
+      commitMetrics('webhook_outbox'),
       SPACING_MS,
     );
   }

@@ -4,6 +4,7 @@ import { badRequest } from '../http/errors.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, param, route } from '../http/route.js';
 import type { Logger } from '../logger.js';
+import { metricSources } from '../metrics/sources.js';
 import { DeliveryThread } from './delivery-thread.js';
 import { WebhookPublishHook } from './hook.js';
 import { DeliveryPipeline, type Deliveries } from './pipeline.js';
@@ -21,6 +22,7 @@ export function webhooksArea(core: Core): Area {
   const log = core.log.child({ area: 'webhooks' });
   const registry = new HookRegistry(db, core.bus);
   const deliveries = startDeliveries(core, log, (appId) => registry.changed(appId));
+  metricSources.webhooks({ queued: () => store.outboxDepth(db), disabled: () => store.disabledByFailures(db, core.config.webhookFailureLimit) });
   const hooks = new WebhookService(db, registry);
   // Prepublish hooks are sent from this thread.
   if (core.config.webhookDenyPrivate) denyPrivateReceivers();

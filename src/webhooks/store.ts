@@ -212,3 +212,18 @@ export function pruneMessages(q: Queryable, before: string, limit: number): Prom
         returning 1`,
   );
 }
+
+/** Deliveries waiting in the outbox (due or scheduled for a retry), for the queue-depth gauge. */
+export async function outboxDepth(q: Queryable): Promise<number> {
+  const [row] = await q.select({ n: sql<number>`count(*)::int` }).from(webhookOutbox);
+  return row?.n ?? 0;
+}
+
+/** Hooks that failures disabled (a change through the API resets their run), for the disabled-hooks gauge. */
+export async function disabledByFailures(q: Queryable, limit: number): Promise<number> {
+  const [row] = await q
+    .select({ n: sql<number>`count(*)::int` })
+    .from(webhooks)
+    .where(and(eq(webhooks.enabled, false), sql`${webhooks.consecutiveFailures} >= ${limit}`));
+  return row?.n ?? 0;
+}

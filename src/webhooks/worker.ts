@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { webhookMetrics } from '../metrics/registry.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
 import { budget, send } from './sender.js';
@@ -94,6 +95,8 @@ export class DeliveryWorker {
     const deadline = budget();
     const attempts = await Promise.all(claimed.map((row) => this.attempt(row, targets.get(row.webhook_id), deadline)));
     const failed = claimed.filter((_, i) => !succeeded(attempts[i] as Attempt));
+    webhookMetrics.attempts.inc(attempts.length);
+    webhookMetrics.failures.inc(failed.length);
     const givenUp = failed.filter((row) => row.attempts >= MAX_ATTEMPTS).map((row) => row.id);
     const disabled = await store.settle(
       this.db,

@@ -7,6 +7,7 @@ import type { ChatEvent, EventView, Room } from '../context.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents } from '../store/insert-events.js';
 import { reserveSeqs } from '../store/rooms.js';
+import { commitMetrics } from '../../metrics/registry.js';
 
 /** One request's write: new events (entering the feed or waiting) and/or stored events to publish. */
 export interface WriteJob {
@@ -51,6 +52,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
 const PIPELINE_DEPTH = 2;
 const MAX_TRACKED_ROOMS = 10_000;
+const metrics = commitMetrics('chat_feed');
 /** A job with statements of its own or stored events to publish commits alone. */
 const commitsAlone = (job: WriteJob) => job.prepare !== undefined || job.publishIds !== undefined;
 
@@ -103,7 +105,9 @@ export class FeedWriter {
     this.launch();
     const first = batch[0] as Pending;
     const plain = batch.length > 1 || !commitsAlone(first.job);
+    const started = performance.now();
     flight.outcomes = plain ? await this.appendPlain(batch) : await this.commitOne(first);
+    metrics.observe(batch.length, started);
     void this.release();
   }
 

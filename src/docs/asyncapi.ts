@@ -1,0 +1,108 @@
+import type { TopicKind } from '../realtime/live.js';
+import { AUTH_TIMEOUT_MS, CLIENT_FRAMES, CLOSE, ERROR_CODES, MAX_FRAME_BYTES, TOPIC_KINDS } from '../realtime/protocol.js';
+import { jsonSchemaOf, type JsonSchema } from './json-schema.js';
+
+/** What each topic kind carries and who may subscribe (docs/realtime.md, Topics). */
+const TOPICS: Record<TopicKind, { events: string[]; who: string }> = {
+  room: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },
+  conversation: {
+    events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],
+    who: 'anyone with the app token; data is the comment.comment',
+  },
+  poll: { events: ['poll.standings'], who: 'anyone with the app token; data is the standings REST object' },
+  context: { events: ['telemetry.snapshot'], who: 'anyone with the app token; once on subscribe, then on every change, at most twice a second' },
+  user: { events: ['notification'], who: 'a user token of that user, or of a moderator/admin; a connection without a user token may subscribe to any user' },
+};
+
+const CLOSE_MEANINGS: Record<keyof typeof CLOSE, string> = {
+  goingAway: 'server shutting down',
+  tooBig: `frame larger than ${MAX_FRAME_BYTES} bytes`,
+  internal: 'server error while authenticating (e.g. database unreachable); reconnect later',
+  authRequired: `not authenticated (no credentials within ${AUTH_TIMEOUT_MS / 1000} s, or another frame before auth)`,
+  authRefused: 'API token or user token refused',
+  slowConsumer: 'slow consumer: more than WS_MAX_BACKPRESSURE bytes unsent',
+  tryAgainLater: 'the database was unreachable while authenticating; reconnect later',
+  rateLimited: 'rate limited: kept sending past the frame budget, or the address is locked out after failed authentication; reconnect after a while',
+};
+
+const str = { type: 'string' };
+const TOPIC = { type: 'string', pattern: `^(${TOPIC_KINDS.join('|')}):.{1,250}$`, description: 'kind:id' };
+const frame = (type: string, properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
+  type: 'object',
+  properties: { type: { const: type }, ...properties },
+  required: ['type', ...required],
+});
+
+/** Server frames other than events (those are one message per topic kind). */
+const SERVER_FRAMES: Record<string, { summary: string; payload: JsonSchema }> = {
+  ready: {
+    summary: 'Authenticated.',
+    payload: frame('ready', { appid: str, userid: { type: ['string', 'null'] }, role: { enum: ['user', 'moderator', 'admin', null] } }, ['appid', 'userid', 'role']),
+  },
+  subscribed: {
+    summary: 'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events.',
+    payload: frame('subscribed', { topic: TOPIC, resumed: { type: 'boolean' } }, ['topic']),
+  },
+  unsubscribed: { summary: 'After unsubscribe.', payload: frame('unsubscribed', { topic: TOPIC }, ['topic']) },
+  error: {
+    summary: 'A frame was refused; the socket stays open.',
+    payload: frame('error', { code: { enum: [...ERROR_CODES] }, message: str, topic: TOPIC }, ['code', 'message']),
+  },
+  pong: { summary: 'Answer to ping.', payload: frame('pong', {}, []) },
+};
+
+const eventPayload = (kind: TopicKind): JsonSchema =>
+  frame(
+    'event',
+    {
+      topic: { type: 'string', pattern: `^${kind}:`, description: `${kind}:{id}` },
+      event: { enum: TOPICS[kind].events },
+      data: { type: 'object', description: 'The object REST returns.' },
+      ...(kind === 'room' ? { seq: { type: 'integer', description: 'Per room, +1 per feed item.' }, cursor: { type: 'string', description: 'The REST updates cursor after this item.' } } : {}),
+    },
+    ['topic', 'event', 'data', ...(kind === 'room' ? ['seq', 'cursor'] : [])],
+  );
+
+const CHANNEL = 'socket';
+const ref = (message: string) => ({ $ref: `#/channels/${CHANNEL}/messages/${message}` });
+
+/** The AsyncAPI 3.0 document of the WebSocket protocol, as served at GET /asyncapi.json. */
+export function asyncApiDocument(info: { version: string }): JsonSchema {
+  const messages: Record<string, JsonSchema> = {};
+  for (const [type, schema] of Object.entries(CLIENT_FRAMES)) messages[type] = { name: type, title: `${type} (client → server)`, payload: jsonSchemaOf(schema) };
+  for (const [type, { summary, payload }] of Object.entries(SERVER_FRAMES)) messages[type] = { name: type, title: `${type} (server → client)`, summary, payload };
+  for (const kind of TOPIC_KINDS) messages[`event-${kind}`] = { name: `event-${kind}`, title: `event on ${kind}:{id}`, summary: `Who may subscribe: ${TOPICS[kind].who}.`, payload: eventPayload(kind) };
+
+  const serverTypes = [...Object.keys(SERVER_FRAMES), ...TOPIC_KINDS.map((k) => `event-${k}`)];
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'engage-server WebSocket protocol',
+      version: info.version,
+      description:
+        'One WebSocket per application, on the REST port. Frames are JSON text, one object per frame. Authenticate with the x-api-token header, ?token=, or an auth frame within ' +
+        `${AUTH_TIMEOUT_MS / 1000} s; an optional user token as Authorization: Bearer, ?jwt=, or the auth frame's jwt. Close codes: see x-close-codes on the channel. See docs/realtime.md.`,
+    },
+    defaultContentType: 'application/json',
+    channels: {
+      [CHANNEL]: {
+        address: '/api/v3/{appid}/ws',
+        parameters: { appid: { description: 'The application id.' } },
+        messages,
+        bindings: {
+          ws: {
+            method: 'GET',
+            query: { type: 'object', properties: { token: { type: 'string', description: "The application's API token." }, jwt: { type: 'string', description: 'A user token.' } } },
+            headers: { type: 'object', properties: { 'x-api-token': str, authorization: { type: 'string', description: 'Bearer <user token>' } } },
+          },
+        },
+        'x-close-codes': (Object.keys(CLOSE) as (keyof typeof CLOSE)[]).map((name) => ({ code: CLOSE[name], meaning: CLOSE_MEANINGS[name] })).sort((a, b) => a.code - b.code),
+      },
+    },
+    operations: {
+      // Actions are the server's: it receives the client's frames and sends its own.
+      ...Object.fromEntries(Object.keys(CLIENT_FRAMES).map((type) => [`client-${type}`, { action: 'receive', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
+      ...Object.fromEntries(serverTypes.map((type) => [`server-${type}`, { action: 'send', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
+    },
+  };
+}
