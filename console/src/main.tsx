@@ -97,12 +97,14 @@ function Shell({ ctx, onSignOut }: { ctx: Ctx; onSignOut: () => void }) {
         <span class={`live-status ${status}`} data-testid="live-status">
           {STATUS_TEXT[status]}
         </span>
-        <span class="who small">
-          {ctx.session.userid} · {ctx.session.role} · app {ctx.session.appid}
+        <span class="account">
+          <span class="who small" title={`app ${ctx.session.appid}`}>
+            {ctx.session.userid} · {ctx.session.role} · app {ctx.session.appid}
+          </span>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
         </span>
-        <button type="button" onClick={onSignOut}>
-          Sign out
-        </button>
       </header>
       <NoticeRegion />
       <main id="main" tabIndex={-1}>

@@ -88,6 +88,20 @@ export function ActionButton(props: { run: () => Promise<unknown>; done?: string
   );
 }
 
+/** Figures side by side: [label, value, test id]. */
+export function Stats({ items }: { items: [string, ComponentChildren, string?][] }) {
+  return (
+    <dl class="stats">
+      {items.map(([label, value, testid]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd data-testid={testid}>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function ErrorNote({ error }: { error: string | null }) {
   return error === null ? null : (
     <p class="error" role="alert">

@@ -27,24 +27,14 @@ export function Moderation({ ctx }: { ctx: Ctx }) {
         <Queue title="Chat messages" id="chat-queue" error={events.error} items={events.data?.events}>
           {(e: ChatEvent) => (
             <QueueItem key={e.id} author={who(e.user, e.userid)} added={e.added} body={e.body} where={<a href={`#/rooms/${encodeURIComponent(e.roomid)}`}>Watch the room live</a>} state={e.moderation} reports={e.reports}>
-              <ActionButton run={() => decideEvent(e.id, true)} done="Message approved: published." label={`Approve the message by ${who(e.user, e.userid)}`}>
-                Approve
-              </ActionButton>
-              <ActionButton run={() => decideEvent(e.id, false)} done="Message rejected." danger label={`Reject the message by ${who(e.user, e.userid)}`}>
-                Reject
-              </ActionButton>
+              <Decision what="message" author={who(e.user, e.userid)} decide={(approve) => decideEvent(e.id, approve)} />
             </QueueItem>
           )}
         </Queue>
         <Queue title="Comments" id="comment-queue" error={comments.error} items={comments.data?.comments}>
           {(c: Comment) => (
             <QueueItem key={c.id} author={who(c.user, c.userid)} added={c.added} body={c.body} where={`conversation ${c.conversationid}`} state={c.moderation} reports={c.reports}>
-              <ActionButton run={() => decideComment(c.id, true)} done="Comment approved." label={`Approve the comment by ${who(c.user, c.userid)}`}>
-                Approve
-              </ActionButton>
-              <ActionButton run={() => decideComment(c.id, false)} done="Comment rejected." danger label={`Reject the comment by ${who(c.user, c.userid)}`}>
-                Reject
-              </ActionButton>
+              <Decision what="comment" author={who(c.user, c.userid)} decide={(approve) => decideComment(c.id, approve)} />
             </QueueItem>
           )}
         </Queue>
@@ -85,6 +75,20 @@ function Queue<T>({ title, id, error, items, children }: { title: string; id: st
       <ErrorNote error={error} />
       {items === undefined ? error === null && <Loading /> : items.length === 0 ? <p class="muted">Nothing waiting.</p> : <ul class="cards">{items.map(children)}</ul>}
     </section>
+  );
+}
+
+/** Approve (publish) or reject a held message or comment. */
+function Decision({ what, author, decide }: { what: 'message' | 'comment'; author: string; decide: (approve: boolean) => Promise<unknown> }) {
+  return (
+    <>
+      <ActionButton run={() => decide(true)} done={`The ${what} was approved and published.`} label={`Approve the ${what} by ${author}`}>
+        Approve
+      </ActionButton>
+      <ActionButton run={() => decide(false)} done={`The ${what} was rejected.`} danger label={`Reject the ${what} by ${author}`}>
+        Reject
+      </ActionButton>
+    </>
   );
 }
 

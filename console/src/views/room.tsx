@@ -4,7 +4,7 @@ import type { Ctx } from '../context.js';
 import { ACTION_LABELS, applyAction, confirmFlag, liftEffect, type UserAction } from '../moderation-actions.js';
 import { applyEvent } from '../stream.js';
 import type { ChatEvent, Page, Room } from '../types.js';
-import { ActionButton, ErrorNote, Loading, errorText, notify, useLoad, when, who } from '../ui.js';
+import { ActionButton, ErrorNote, Loading, Stats, errorText, notify, useLoad, when, who } from '../ui.js';
 import { presenceContext, usePresence } from './rooms.js';
 
 interface Effect {
@@ -37,20 +37,13 @@ export function RoomLive({ ctx, roomid }: { ctx: Ctx; roomid: string }) {
         <h1 id="room-title">{room.data?.name ?? roomid}</h1>
         {room.data !== undefined && <span class={`badge ${room.data.open ? 'ok' : 'off'}`}>{room.data.open ? 'open' : 'closed'}</span>}
       </div>
-      <dl class="stats">
-        <div>
-          <dt>Participants</dt>
-          <dd data-testid="participants">{room.data?.inroom ?? '…'}</dd>
-        </div>
-        <div>
-          <dt>Watching</dt>
-          <dd data-testid="presence">{presence}</dd>
-        </div>
-        <div>
-          <dt>Moderation</dt>
-          <dd>{room.data?.moderation ?? '…'}</dd>
-        </div>
-      </dl>
+      <Stats
+        items={[
+          ['Participants', room.data?.inroom ?? '…', 'participants'],
+          ['Watching', presence, 'presence'],
+          ['Moderation', room.data?.moderation ?? '…'],
+        ]}
+      />
       <div class="room-layout">
         <div>
           <h2>Live stream</h2>

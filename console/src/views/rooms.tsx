@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { seg } from '../api.js';
 import type { Ctx } from '../context.js';
 import type { Page, Room, Snapshot } from '../types.js';
-import { ActionButton, ErrorNote, Loading, notify, errorText, useLoad, when } from '../ui.js';
+import { ActionButton, ErrorNote, Loading, Stats, notify, errorText, useLoad, when } from '../ui.js';
 
 /** Participant counts come from the room list, refreshed this often. */
 const REFRESH_MS = 5000;
@@ -58,20 +58,13 @@ function RoomCard({ ctx, room, onChange }: { ctx: Ctx; room: Room; onChange: () 
         <span class={`badge ${room.open ? 'ok' : 'off'}`}>{room.open ? 'open' : 'closed'}</span>
         {room.moderation === 'pre' && <span class="badge">pre-moderated</span>}
       </div>
-      <dl class="stats">
-        <div>
-          <dt>Participants</dt>
-          <dd data-testid="participants">{room.inroom}</dd>
-        </div>
-        <div>
-          <dt>Watching</dt>
-          <dd data-testid="presence">{presence}</dd>
-        </div>
-        <div>
-          <dt>Last message</dt>
-          <dd>{when(room.lastmessagetime)}</dd>
-        </div>
-      </dl>
+      <Stats
+        items={[
+          ['Participants', room.inroom, 'participants'],
+          ['Watching', presence, 'presence'],
+          ['Last message', when(room.lastmessagetime)],
+        ]}
+      />
       <div class="actions">
         <a class="button" href={`#/rooms/${encodeURIComponent(room.id)}`}>
           Watch live<span class="sr-only"> {room.name}</span>
@@ -141,8 +134,8 @@ function CreateRoom({ ctx, onCreated }: { ctx: Ctx; onCreated: () => void }) {
         <label>
           <span>Moderation</span>
           <select name="moderation">
-            <option value="post">Post-moderation (shown at once)</option>
-            <option value="pre">Pre-moderation (held for approval)</option>
+            <option value="post">Post: shown at once</option>
+            <option value="pre">Pre: held for approval</option>
           </select>
         </label>
         <label>
