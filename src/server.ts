@@ -26,10 +26,11 @@ import { commentsArea } from './comments/area.js';
 import { pollsArea } from './polls/routes.js';
 import { webhooksArea } from './webhooks/routes.js';
 import { notificationsArea } from './notifications/routes.js';
+import { consoleArea } from './console/static.js';
 import { UserService } from './users/service.js';
 
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
-const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, realtimeArea, webhooksArea, commentsArea, notificationsArea];
+const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea];
 
 export interface RunningServer {
   port: number;
