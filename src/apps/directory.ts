@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { count, eq } from 'drizzle-orm';
+import { asc, count, eq, gt } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
 import { newId, newSecret } from '../ids.js';
@@ -68,6 +68,11 @@ export class AppDirectory {
     if (app === undefined) return undefined;
     this.byToken.set(token, app);
     return app.id === appId ? app : undefined;
+  }
+
+  /** Up to `limit` applications after the id `after` ('' for the first), oldest first (ids are time-ordered). */
+  async list(after: string, limit: number): Promise<Application[]> {
+    return this.db.select().from(applications).where(gt(applications.id, after)).orderBy(asc(applications.id)).limit(limit);
   }
 
   async count(): Promise<number> {

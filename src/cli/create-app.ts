@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const apps = new AppDirectory(database.db);
     const app = await apps.create({ name, userReportsLimit: Number(limitText), useOrganizationUserDatabase: organizationId !== undefined, organizationId });
     const token = await apps.createToken(app.id, 'default', []);
-    process.stdout.write(`appid: ${app.id}\ntoken: ${token}\njwtsecret: ${app.jwtSecret}\n`);
+    process.stdout.write(`appid: ${app.id}\ntoken: ${token}\njwtsecret: ${app.jwtSecret}\nwebhooksecret: ${app.webhookSecret}\n`);
   } finally {
     await database.close();
   }

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { flag, integer, requiredText, stringList, text } from '../http/fields.js';
+import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
+import { flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
 import { ok, route, type RouteDef } from '../http/route.js';
-import { applicationView } from './views.js';
+import { applicationSummaryView, applicationView } from './views.js';
 
 const CreateApplication = v.object({
   name: requiredText(200),
@@ -11,6 +12,8 @@ const CreateApplication = v.object({
   useorganizationuserdatabase: v.optional(flag(), false),
   organizationid: v.optional(text(200)),
 });
+
+const Paging = v.object(paging(50, 200));
 
 const CreateToken = v.object({
   applicationid: requiredText(200),
@@ -37,6 +40,27 @@ export function manageRoutes(core: Core): RouteDef[] {
           organizationId,
         });
         return ok(applicationView(app), 'Application created.');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'applications',
+      scope: 'manage',
+      query: Paging,
+      handler: async ({ query }) => {
+        const rows = await core.apps.list(stringCursor(query.cursor) ?? '', query.limit + 1);
+        const { items, next } = pageOf(rows, query.limit, (app) => app.id);
+        return ok(listPayload('list.applications', 'applications', items.map(applicationSummaryView), next));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'applications/:appid',
+      scope: 'manage',
+      handler: async ({ params }) => {
+        const app = await core.apps.get(params.appid as string);
+        if (app === undefined) throw notFound(`Application ${params.appid} not found.`);
+        return ok(applicationView(app));
       },
     }),
     route({
