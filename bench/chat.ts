@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/chat.ts                      # embedded database
  *   DATABASE_URL=postgres://... npx tsx bench/chat.ts
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=64 ...
+ *   DURATION=10 BENCH_CONNECTIONS=64 ...
  */
 import { cpuSeconds } from './lib/cpu.js';
 import { startCeiling } from './lib/ceiling.js';
@@ -14,7 +14,7 @@ import { load, type LoadResult } from './lib/autocannon.js';
 import { benchApp } from './lib/app.js';
 import { spawnServer } from '../test/helpers/spawn.js';
 
-const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
+const seconds = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 64);
 /** Posting is group-committed: throughput grows with the requests in flight, so the POST runs use more connections. */
 const postConnections = Number(process.env['BENCH_POST_CONNECTIONS'] ?? 256);

@@ -2,11 +2,12 @@
  * The server's resident memory (RSS, from /proc) on the configured database: after start, idle,
  * then at the end of DURATION seconds of chat posting and polling (what bench:chat loads), and
  * idle again. Linux only (reads /proc/<pid>/status). Runs the built server, as production does
- * (`npm run build` first); FROM_SOURCE=1 runs it through tsx.
+ * (built first when stale, as `npm start` does); FROM_SOURCE=1 runs it through tsx.
  *
  *   npx tsx bench/memory.ts                    # embedded database
  *   DURATION=20 DATABASE_URL=postgres://... npx tsx bench/memory.ts
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { load } from './lib/autocannon.js';
 import { benchApp } from './lib/app.js';
@@ -23,6 +24,7 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
+if (process.env['FROM_SOURCE'] !== '1') execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { stdio: 'inherit' });
 const server = await spawnServer({ LOG_LEVEL: 'warn' }, process.env['FROM_SOURCE'] === '1' ? FROM_SOURCE : BUILT);
 try {
   const pid = server.process.pid as number;
