@@ -29,7 +29,7 @@ export interface LoadOptions {
 
 /** Runs autocannon (or, at a fixed rate, the paced generator) and reduces its result to the figures the notes quote. */
 export function load(options: LoadOptions): Promise<LoadResult> {
-  const label = `${options.method ?? 'GET'} ${new URL(options.url).pathname}${options.overallRate === undefined ? '' : ` at ${options.overallRate}/s`}`;
+  const label = `${options.method ?? 'GET'} …/${new URL(options.url).pathname.split('/').at(-1)}${options.overallRate === undefined ? '' : ` at ${options.overallRate}/s`}`;
   return withProgress(label, options.durationSeconds ?? 10, () => run(options));
 }
 
