@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { paced } from './lib/paced.js';
+import { withProgress } from './lib/progress.js';
 import { spawnServer } from '../test/helpers/spawn.js';
 import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
 import { benchApp, type BenchApp } from './lib/app.js';
@@ -62,7 +63,7 @@ const cpuLine = (f: Figures) => `CPU per message: server ${f.cpu.server} µs, Po
 async function run(app: BenchApp, roomid: string, users: string[]): Promise<Omit<Figures, 'cpu'>> {
   let n = 0;
   let accepted = 0;
-  const result = await autocannon({
+  const result = await withProgress('POST command (saturation)', duration, () => autocannon({
     url: app.url(`chat/rooms/${roomid}/command`),
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': app.token },
@@ -79,7 +80,7 @@ async function run(app: BenchApp, roomid: string, users: string[]): Promise<Omit
         },
       },
     ],
-  });
+  }));
   return { accepted, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -110,7 +111,7 @@ try {
   const rate = Number(process.env['RATE'] ?? Math.round(withHook.rps / 2));
   const fixedRate = async (enabled: boolean) => {
     await app.call('PUT', `webhook/hooks/${hook.id}`, { ...hookBody, enabled });
-    const r = await paced({
+    const r = await withProgress(`POST command at ${rate}/s, hook ${enabled ? 'on' : 'off'}`, duration, () => paced({
       url: app.url(`chat/rooms/${room.id}/command`),
       method: 'POST',
       headers: { 'x-api-token': app.token },
@@ -118,7 +119,7 @@ try {
       connections,
       durationSeconds: duration,
       overallRate: rate,
-    });
+    }));
     if (enabled) expected += r.answered - r.non2xx;
     return r;
   };

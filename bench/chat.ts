@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/chat.ts                      # embedded database
  *   DATABASE_URL=postgres://... npx tsx bench/chat.ts
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_SPEAKERS=20000 ...
+ *   DURATION=10 BENCH_CONNECTIONS=64 BENCH_SPEAKERS=20000 ...
  *
  * The server runs with the default rate limits: the posts go round-robin over BENCH_SPEAKERS
  * joined users, each well inside the per-user chat budget.
@@ -18,7 +18,7 @@ import { benchApp } from './lib/app.js';
 import { joinSpeakers, rateLimitNote } from './lib/limits.js';
 import { spawnServer } from '../test/helpers/spawn.js';
 
-const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
+const seconds = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 64);
 /** Posting is group-committed: throughput grows with the requests in flight, so the POST runs use more connections. */
 const postConnections = Number(process.env['BENCH_POST_CONNECTIONS'] ?? 256);

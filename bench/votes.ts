@@ -8,6 +8,7 @@ import { load } from './lib/autocannon.js';
 import { benchApp } from './lib/app.js';
 import { startCeiling } from './lib/ceiling.js';
 import { rateLimitNote } from './lib/limits.js';
+import { withProgress } from './lib/progress.js';
 
 const duration = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['CONNECTIONS'] ?? 100);
@@ -32,7 +33,7 @@ try {
   const started = performance.now();
   let lastAnswer = started;
   // `amount` rather than a duration: every vote sent is answered, so the count of 200s is exact.
-  const result = await autocannon({
+  const result = await withProgress(`${votes} votes`, undefined, () => autocannon({
     url: app.url(`poll/poll/${poll.id}/response`),
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': app.token },
@@ -51,7 +52,7 @@ try {
         },
       },
     ],
-  });
+  }));
   // Up to the last answer: autocannon itself only notices it is done on its next one-second tick.
   const seconds = (lastAnswer - started) / 1000;
   const standings = await app.call<{ totalresponses: number; choices: { count: number }[] }>('GET', `poll/poll/${poll.id}/standings`);

@@ -1,11 +1,11 @@
 /**
  * WebSocket fan-out benchmark: N sockets subscribed to one room, RATE messages/s posted over
- * REST for SECONDS; reports deliveries/s, publish-to-delivery latency (send time embedded in the
+ * REST for DURATION seconds; reports deliveries/s, publish-to-delivery latency (send time embedded in the
  * message), memory per idle socket (server RSS delta / N) and CPU of every process, for our server
  * on one node and on two nodes through Redis, and for the Socket.IO 4 baseline the same way.
  *
  *   ulimit -n 65536   # each side holds N sockets
- *   SOCKETS=10000 RATE=10 SECONDS=10 DATABASE_URL=postgres://... tsx bench/ws-fanout.ts
+ *   SOCKETS=10000 RATE=10 DURATION=10 DATABASE_URL=postgres://... tsx bench/ws-fanout.ts
  *
  * TARGETS picks the runs (default bare1,engage1,engage2,sio1,sio2; bare1 is the machine's ceiling:
  * bare uWS publishing a frame of our size, bench/uws-fanout-server.ts). With DATABASE_URL (a Postgres
@@ -16,6 +16,7 @@ import { freshDatabase, RedisProcess } from '../test/cluster/infra.js';
 import { SocketPool } from './ws-fanout-clients.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { rateLimitNote } from './lib/limits.js';
+import { withProgress } from './lib/progress.js';
 import { now, round, rssBytes, Samples } from './ws-fanout-stats.js';
 import { bareTarget, engageTarget, socketIoTarget, type Target } from './ws-fanout-targets.js';
 
@@ -23,7 +24,7 @@ const SOCKETS = Number(process.env['SOCKETS'] ?? 10_000);
 const RATE = Number(process.env['RATE'] ?? 10);
 /** Each user posts at most once a second: well inside the default per-user chat budget. */
 const SPEAKERS = Math.max(10, Math.ceil(RATE));
-const SECONDS = Number(process.env['SECONDS'] ?? 10);
+const DURATION = Number(process.env['DURATION'] ?? 10);
 const TARGETS = (process.env['TARGETS'] ?? 'bare1,engage1,engage2,sio1,sio2').split(',');
 const DATABASE_URL = process.env['DATABASE_URL'];
 
@@ -65,23 +66,25 @@ async function measure(target: Target): Promise<Result> {
   let posted = 0;
   let failedPosts = 0;
   const posts: Promise<void>[] = [];
-  const postTimes = new Samples(RATE * SECONDS);
-  for (let i = 0; i < RATE * SECONDS; i++) {
-    const due = start + (i * 1000) / RATE;
-    if (due > now()) await sleep(due - now());
-    const sentAt = now();
-    const done = target.post(`m t=${sentAt}`).then(
-      (status) => {
-        postTimes.add(now() - sentAt);
-        if (status === 200) posted++;
-        else failedPosts++;
-      },
-      () => {
-        failedPosts++;
-      },
-    );
-    posts.push(done);
-  }
+  const postTimes = new Samples(RATE * DURATION);
+  await withProgress(`${target.name}: posting ${RATE}/s`, DURATION, async () => {
+    for (let i = 0; i < RATE * DURATION; i++) {
+      const due = start + (i * 1000) / RATE;
+      if (due > now()) await sleep(due - now());
+      const sentAt = now();
+      const done = target.post(`m t=${sentAt}`).then(
+        (status) => {
+          postTimes.add(now() - sentAt);
+          if (status === 200) posted++;
+          else failedPosts++;
+        },
+        () => {
+          failedPosts++;
+        },
+      );
+      posts.push(done);
+    }
+  });
   await Promise.all(posts);
   let last = -1;
   while (pool.deliveries < posted * SOCKETS && pool.deliveries !== last) {
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
   const db = DATABASE_URL !== undefined ? await freshDatabase(DATABASE_URL) : undefined;
   const storage: Record<string, string> = db === undefined ? {} : { DATABASE_URL: db.url };
   const results: Result[] = [];
-  out(`ws-fanout: SOCKETS=${SOCKETS} RATE=${RATE}/s SECONDS=${SECONDS}; ${rateLimitNote()}: posts round-robin over ${SPEAKERS} users`);
+  out(`ws-fanout: SOCKETS=${SOCKETS} RATE=${RATE}/s DURATION=${DURATION} s; ${rateLimitNote()}: posts round-robin over ${SPEAKERS} users`);
   try {
     for (const name of TARGETS) {
       const target =

@@ -1,7 +1,7 @@
 // First: it sets what uWS reads when it loads.
 import './http/header-limit.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger, flushed, type Logger } from './logger.js';
+import { createLogger, flushed } from './logger.js';
 import { startServer } from './server.js';
 import { announceFirstRun } from './manage/first-run.js';
 
@@ -16,14 +16,14 @@ try {
 const log = createLogger(config.logLevel);
 
 /** A fatal error is written out before the process exits. */
-async function exitFatal(log: Logger, err: unknown, message: string): Promise<never> {
+async function exitFatal(err: unknown, message: string): Promise<never> {
   log.fatal({ err }, message);
   await flushed(log);
   process.exit(1);
 }
-process.on('uncaughtException', (err) => void exitFatal(log, err, 'uncaught exception'));
+process.on('uncaughtException', (err) => void exitFatal(err, 'uncaught exception'));
 
-const server = await startServer(config, log).catch((err: unknown) => exitFatal(log, err, 'start failed'));
+const server = await startServer(config, log).catch((err: unknown) => exitFatal(err, 'start failed'));
 await announceFirstRun(server, config);
 
 let stopping = false;
@@ -33,7 +33,7 @@ const shutdown = (signal: string) => {
   log.info({ signal }, 'shutting down');
   server.stop().then(
     () => log.flush(() => process.exit(0)),
-    (err: unknown) => void exitFatal(log, err, 'shutdown failed'),
+    (err: unknown) => void exitFatal(err, 'shutdown failed'),
   );
 };
 process.on('SIGINT', () => shutdown('SIGINT'));

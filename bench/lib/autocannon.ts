@@ -1,4 +1,5 @@
 import { paced } from './paced.js';
+import { withProgress } from './progress.js';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -34,7 +35,12 @@ function inTurn(bodies: string[]): autocannon.Request[] {
 }
 
 /** Runs autocannon (or, at a fixed rate, the paced generator) and reduces its result to the figures the notes quote. */
-export async function load(options: LoadOptions): Promise<LoadResult> {
+export function load(options: LoadOptions): Promise<LoadResult> {
+  const label = `${options.method ?? 'GET'} …/${new URL(options.url).pathname.split('/').at(-1)}${options.overallRate === undefined ? '' : ` at ${options.overallRate}/s`}`;
+  return withProgress(label, options.durationSeconds ?? 10, () => run(options));
+}
+
+async function run(options: LoadOptions): Promise<LoadResult> {
   if (options.overallRate !== undefined) {
     if (options.requests !== undefined) throw new Error('a paced load sends prebuilt requests: give body or bodies');
     return paced({ ...options, overallRate: options.overallRate });

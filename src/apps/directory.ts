@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { asc, count, eq } from 'drizzle-orm';
+import { asc, count, eq, gt } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
 import { newId, newSecret, newWebhookSecret } from '../ids.js';
@@ -119,6 +119,11 @@ export class AppDirectory {
     const credential: Credential = { id: row.id, app, scope: row.scope };
     this.byToken.set(token, credential);
     return app.id === appId ? credential : undefined;
+  }
+
+  /** Up to `limit` applications after the id `after` ('' for the first), oldest first (ids are time-ordered). */
+  async list(after: string, limit: number): Promise<Application[]> {
+    return this.db.select().from(applications).where(gt(applications.id, after)).orderBy(asc(applications.id)).limit(limit);
   }
 
   async count(): Promise<number> {

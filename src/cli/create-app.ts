@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     const apps = new AppDirectory(database.db, new MemoryBus(log));
     const app = await apps.create({ name, userReportsLimit: Number(limitText), useOrganizationUserDatabase: organizationId !== undefined, organizationId });
     const { token } = await apps.createToken(app.id, { name: 'default', scope: 'server', permissions: [] });
-    process.stdout.write(`appid: ${app.id}\ntoken: ${token}\njwtsecret: ${app.jwtSecret}\n`);
+    process.stdout.write(`appid: ${app.id}\ntoken: ${token}\njwtsecret: ${app.jwtSecret}\nwebhooksecret: ${app.webhookSecret}\n`);
   } finally {
     await database.close();
   }

@@ -2,9 +2,10 @@ import * as v from 'valibot';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { TOKEN_SCOPES } from '../apps/types.js';
-import { choice, flag, integer, requiredText, stringList, text } from '../http/fields.js';
+import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
+import { choice, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
 import { ok, param, route, type RouteDef } from '../http/route.js';
-import { applicationView, tokenView } from './views.js';
+import { applicationSummaryView, applicationView, tokenView } from './views.js';
 
 const CreateApplication = v.object({
   name: requiredText(200),
@@ -12,6 +13,8 @@ const CreateApplication = v.object({
   useorganizationuserdatabase: v.optional(flag(), false),
   organizationid: v.optional(text(200)),
 });
+
+const Paging = v.object(paging(50, 200));
 
 const CreateToken = v.object({
   applicationid: requiredText(200),
@@ -41,6 +44,27 @@ export function manageRoutes(core: Core): RouteDef[] {
           organizationId,
         });
         return ok(applicationView(app), 'Application created.');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'applications',
+      scope: 'manage',
+      query: Paging,
+      handler: async ({ query }) => {
+        const rows = await core.apps.list(stringCursor(query.cursor) ?? '', query.limit + 1);
+        const { items, next } = pageOf(rows, query.limit, (app) => app.id);
+        return ok(listPayload('list.applications', 'applications', items.map(applicationSummaryView), next));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'applications/:appid',
+      scope: 'manage',
+      handler: async ({ params }) => {
+        const app = await core.apps.get(params.appid as string);
+        if (app === undefined) throw notFound(`Application ${params.appid} not found.`);
+        return ok(applicationView(app));
       },
     }),
     route({

@@ -1,6 +1,7 @@
 import type { Application, TokenInfo } from '../apps/types.js';
 
-export function applicationView(app: Application) {
+/** An application as lists show it: without its secrets. */
+export function applicationSummaryView(app: Application) {
   return {
     kind: 'app.application',
     appid: app.id,
@@ -10,11 +11,17 @@ export function applicationView(app: Application) {
       useorganizationuserdatabase: app.useOrganizationUserDatabase,
       organizationid: app.organizationId,
     },
+    added: app.added.toISOString(),
+  };
+}
+
+export function applicationView(app: Application) {
+  return {
+    ...applicationSummaryView(app),
     /** Signs user tokens (Authorization: Bearer, HS256). */
     jwtsecret: app.jwtSecret,
     /** Signs webhook deliveries (Standard Webhooks). */
     webhooksecret: app.webhookSecret,
-    added: app.added.toISOString(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, conflict, forbidden } from '../http/errors.js';
+import { type ApiError, conflict, forbidden } from '../http/errors.js';
 import type { Poll } from './types.js';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, request } from '../helpers/api.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { MANAGE_TOKEN, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { expectEnvelope } from './util.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -76,6 +76,8 @@ describe('npm run app:create', () => {
     expect(created.body.data.userid).toBe('cli-user');
     expectEnvelope(await api.get('user/users/cli-user'), 200);
     expect((await request('GET', `${server.url}/api/v3/${appid}/user/users/`, undefined, { 'x-api-token': `${token}x` })).status).toBe(403);
+    const stored = await request('GET', `${server.url}/api/v3/manage/applications/${appid}`, undefined, { 'x-manage-token': MANAGE_TOKEN });
+    expect(stored.body.data).toMatchObject({ name: 'From CLI', jwtsecret: field(run.stdout, 'jwtsecret'), webhooksecret: field(run.stdout, 'webhooksecret') });
   }, 90_000);
 
   it('refuses to open the embedded database while a server uses it, with a hint', async () => {

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 
+const stdoutLines = (server: SpawnedServer) =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((line) => line !== '');
+
 /** Resolves once `stdout` holds a line matching `test`, failing after `ms`. */
 async function lineWithin(server: SpawnedServer, test: (line: Record<string, unknown>) => boolean, ms: number): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const found = server
-      .stdout()
-      .split('\n')
-      .filter((line) => line !== '')
-      .some((line) => test(JSON.parse(line) as Record<string, unknown>));
+    const found = stdoutLines(server).some((line) => test(JSON.parse(line) as Record<string, unknown>));
     if (found) return performance.now() - started;
     if (performance.now() - started > ms) throw new Error(`no such log line within ${ms} ms; standard output so far:\n${server.stdout()}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -40,7 +42,7 @@ describe('logs', () => {
 
   it('keeps standard output to JSON lines: the first-run banner goes to standard error', async () => {
     await lineWithin(server, (line) => line['msg'] === 'listening', 1000);
-    for (const line of server.stdout().split('\n').filter((l) => l !== '')) expect(() => JSON.parse(line), line).not.toThrow();
+    for (const line of stdoutLines(server)) expect(() => JSON.parse(line), line).not.toThrow();
     if (process.env['DATABASE_URL'] === undefined) expect(server.output()).toMatch(/First start: created application "default"\n {2}appid: \S+/);
     expect(server.output()).toMatch(/MANAGE_TOKEN \(generated for this run; set it to keep one\): \S{16,}/);
     expect(server.stdout()).not.toMatch(/appid:|x-api-token:|MANAGE_TOKEN/);

@@ -54,7 +54,8 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
   });
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // A first start on the embedded default creates its database (initdb): seconds of CPU, more on a busy machine.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
     try {

@@ -43,7 +43,7 @@ describe('postpublish delivery', () => {
     expect(got?.headers['webhook-id']).toBe(got?.body.id);
     expect(webhooksecret).toMatch(/^whsec_/);
     expect(verifySignature(webhooksecret, got as NonNullable<typeof got>)).toBe(true);
-    expect(verifySignature('whsec_' + Buffer.from('wrong key').toString('base64'), got as NonNullable<typeof got>)).toBe(false);
+    expect(verifySignature(`whsec_${Buffer.from('wrong key').toString('base64')}`, got as NonNullable<typeof got>)).toBe(false);
 
     const log = await eventually(() => logOf(api, id), (l) => l.length === 1);
     expect(log[0]).toMatchObject({ eventtype: 'chatspeech', statuscode: 200, completed: true });
