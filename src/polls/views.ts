@@ -6,6 +6,8 @@ export function choiceView(c: Choice) {
   return {
     kind: 'poll.choice',
     id: c.id,
+    // The JS SDK names a choice by `choiceid` and a poll by `pollid`.
+    choiceid: c.id,
     pollid: c.pollId,
     position: c.position,
     title: c.title,
@@ -29,6 +31,7 @@ export function pollView(p: Poll, choices: Choice[]) {
   return {
     kind: 'poll.poll',
     id: p.id,
+    pollid: p.id,
     appid: p.appId,
     customid: p.customId,
     ownerid: p.ownerId,

@@ -28,6 +28,9 @@ export function logEntryView(e: LogEntry & { payload: string | null }) {
     statuscode: e.statusCode,
     elapsed: e.elapsedMs,
     completed: e.completed,
+    // The SDKs' names for the two above.
+    ellapsedtimems: e.elapsedMs,
+    completedrequest: e.completed,
     attempt: e.attempt,
     error: e.error,
     payload: e.payload === null ? null : (JSON.parse(e.payload) as unknown),

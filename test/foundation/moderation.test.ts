@@ -142,7 +142,7 @@ describe('user reports and the reported-users queue', () => {
   });
 
   it('an application with user reporting off answers 412', async () => {
-    const off = await newApp();
+    const off = await newApp({ userreportslimit: 0 });
     const u = uid('u');
     await off.api.post(`user/users/${u}`, { displayname: 'U' });
     expectEnvelope(await off.api.post(`user/users/${u}/report`, { userid: uid('r'), reporttype: 'spam' }), 412);

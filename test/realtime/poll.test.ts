@@ -7,7 +7,7 @@ describe('poll topics', () => {
     const { api, appid, token } = await newApp();
     const poll = (await api.post('poll/poll/create', { title: 'Colour' })).body.data;
     const other = (await api.post('poll/poll/create', { title: 'Other' })).body.data;
-    const choices = (await api.post(`poll/poll/${poll.id}/choice`, { choices: [{ title: 'Red' }, { title: 'Blue' }] })).body.data.choices;
+    const choices = (await api.post(`poll/poll/${poll.id}/choice`, { choices: [{ title: 'Red' }, { title: 'Blue' }] })).body.data;
     const client = await connect(baseUrl(), appid, token);
     expect(await client.subscribe(`poll:${poll.id}`)).toEqual({ type: 'subscribed', topic: `poll:${poll.id}` });
     await client.subscribe(`poll:${other.id}`);

@@ -129,6 +129,15 @@ describe('notifications through ChatClient', () => {
     const deleted: any = await alice.deleteNotification(note.id);
     expect(deleted).toMatchObject({ kind: 'deleted.usernotification', notification: { id: note.id } });
     const reaction = listed.notifications.find((n: any) => n.notificationtype === 'reaction');
+    // The npm build's setNotificationReadStatusByChatEventId throws before sending (it checks
+    // `eventid` but sets `chateventid`): marked read over HTTP instead.
+    expect(() => alice.setNotificationReadStatusByChatEventId(reaction.chateventid, true)).toThrow();
+    const userid = alice.getCurrentUser()?.userid as string;
+    const marked = await fetch(`${sdk.config.endpoint}/${sdk.config.appId}/user/users/${userid}/notification/notificationsbyid/chateventid/${reaction.chateventid}/update?read=true`, {
+      method: 'PUT',
+      headers: { 'x-api-token': sdk.config.apiToken },
+    });
+    expect(((await marked.json()) as any).data).toMatchObject({ id: reaction.id, isread: true });
     const byEvent: any = await alice.deleteNotificationByChatEventId(reaction.chateventid);
     expect(byEvent).toMatchObject({ deletedcount: 1 });
 
