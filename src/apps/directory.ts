@@ -101,10 +101,17 @@ export class AppDirectory {
     return row;
   }
 
+  /** The remembered credential of `token` if it is `appId`'s; null if it is another app's; undefined if not remembered. */
+  cached(appId: string, token: string): Credential | null | undefined {
+    const cached = this.byToken.get(token);
+    if (cached === undefined) return undefined;
+    return cached.app.id === appId ? cached : null;
+  }
+
   /** The token's credential, if the token is `appId`'s; undefined otherwise. */
   async authenticate(appId: string, token: string): Promise<Credential | undefined> {
-    const cached = this.byToken.get(token);
-    if (cached !== undefined) return cached.app.id === appId ? cached : undefined;
+    const cached = this.cached(appId, token);
+    if (cached !== undefined) return cached ?? undefined;
     if (this.unknownTokens.has(token)) return undefined;
     const [row] = await this.db
       .select({ id: apiTokens.id, appId: apiTokens.appId, scope: apiTokens.scope })

@@ -26,6 +26,11 @@ const CreateToken = v.object({
 const ListTokens = v.object({ applicationid: requiredText(200) });
 
 export function manageRoutes(core: Core): RouteDef[] {
+  const requireApp = async (appId: string) => {
+    const app = await core.apps.get(appId);
+    if (app === undefined) throw notFound(`Application ${appId} not found.`);
+    return app;
+  };
   return [
     route({
       method: 'POST',
@@ -73,8 +78,7 @@ export function manageRoutes(core: Core): RouteDef[] {
       scope: 'manage',
       body: CreateToken,
       handler: async ({ body }) => {
-        const app = await core.apps.get(body.applicationid);
-        if (app === undefined) throw notFound(`Application ${body.applicationid} not found.`);
+        const app = await requireApp(body.applicationid);
         const { token, info } = await core.apps.createToken(app.id, { name: body.name, scope: body.scope, permissions: body.permissions });
         return ok({ ...tokenView(info), token }, 'Token created.');
       },
@@ -85,8 +89,7 @@ export function manageRoutes(core: Core): RouteDef[] {
       scope: 'manage',
       query: ListTokens,
       handler: async ({ query }) => {
-        const app = await core.apps.get(query.applicationid);
-        if (app === undefined) throw notFound(`Application ${query.applicationid} not found.`);
+        const app = await requireApp(query.applicationid);
         const tokens = (await core.apps.listTokens(app.id)).map(tokenView);
         return ok({ kind: 'list.app.tokens', applicationid: app.id, itemcount: tokens.length, tokens });
       },

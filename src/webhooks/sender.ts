@@ -27,6 +27,7 @@ let denyPrivate = false;
  * when it is made (a name may resolve elsewhere than when the hook was saved).
  */
 export function denyPrivateReceivers(): void {
+  if (denyPrivate) return;
   denyPrivate = true;
   dispatcher = new Agent({ ...AGENT_OPTIONS, connect: { lookup: publicOnlyLookup } });
 }

@@ -93,6 +93,8 @@ describe('a client-scoped API token', () => {
     expect(bodies(await app.api.get(`chat/rooms/${roomid}/updates?userid=${shadow}`))).toContain('only I see this');
     expect(bodies(await client.get(`chat/rooms/${roomid}/updates?userid=${shadow}`))).not.toContain('only I see this');
     expect(bodies(await (await as(shadow)).get(`chat/rooms/${roomid}/updates`))).toContain('only I see this');
+    expect(bodies(await client.get(`chat/rooms/${roomid}/messagesbyuser/${shadow}`))).not.toContain('only I see this');
+    expect(bodies(await (await as(shadow)).get(`chat/rooms/${roomid}/messagesbyuser/${shadow}`))).toContain('only I see this');
   });
 
   it('needs a moderator\'s user token for moderation', async () => {

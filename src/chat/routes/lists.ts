@@ -77,7 +77,8 @@ export function listRoutes(core: Core, chat: Chat): RouteDef[] {
       query: FeedPaging,
       handler: (ctx) => {
         const userid = param(ctx.params, 'userid');
-        return scroll(ctx, param(ctx.params, 'roomid'), and(eq(chatEvents.userId, userid), displayable(userid)), ctx.query.cursor, ctx.query.limit);
+        // The user's shadow-banned messages only to a reader who may act as them.
+        return scroll(ctx, param(ctx.params, 'roomid'), and(eq(chatEvents.userId, userid), displayable(viewerOf(ctx, userid))), ctx.query.cursor, ctx.query.limit);
       },
     }),
     route({
