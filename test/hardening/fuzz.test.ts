@@ -1,16 +1,19 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userToken } from '../foundation/util.js';
-import { MANAGE_TOKEN, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
-import type { RouteEntry } from './route-table.js';
+import { MANAGE_TOKEN, NODE_FLAGS, stopProcess } from '../helpers/spawn.js';
+import type { RouteEntry } from './serve-with-routes.js';
 
 /**
  * Thousands of generated bad requests over every route of the route table: wrong JSON, wrong
  * types, NUL, lone surrogates, deep nesting, huge numbers, bad cursors, bad path parameters and
  * query values. No answer may be a 5xx, every answer must be the JSON envelope, and the server
- * must still be up afterwards. The routes come from the server's own route table (see
- * route-table.ts); the target is a server process of its own, on the database the suite runs on.
+ * must still be up afterwards. The target is a server process of its own (serve-with-routes.ts),
+ * on the database the suite runs on, which tells its route table.
  * A fixed seed makes a failure reproduce; bounded in count and in time.
  */
 const SEED = 15_0001;
@@ -181,19 +184,24 @@ function problemWith(status: number, contentType: string | null, text: string): 
 }
 
 describe('fuzzing every route with bad requests', () => {
-  let server: SpawnedServer;
+  let server: ChildProcess;
+  let dataDir: string;
   let base: string;
   let routes: RouteEntry[];
   let fixtures: Fixtures;
 
   beforeAll(async () => {
-    const [table, spawned] = await Promise.all([
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/hardening/route-table.ts'], { cwd: new URL('../..', import.meta.url).pathname, maxBuffer: 1 << 24 }),
-      spawnServer(),
-    ]);
-    routes = JSON.parse(table.stdout) as RouteEntry[];
-    server = spawned;
-    base = server.url;
+    dataDir = mkdtempSync(join(tmpdir(), 'engage-fuzz-'));
+    server = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'test/hardening/serve-with-routes.ts'], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const first = await createInterface({ input: server.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]().next();
+    if (first.done === true) throw new Error(`the fuzz target exited with ${server.exitCode}`);
+    const started = JSON.parse(first.value as string) as { port: number; routes: RouteEntry[] };
+    routes = started.routes;
+    base = `http://127.0.0.1:${started.port}`;
     const post = async (path: string, body: unknown, headers: Record<string, string>) => {
       const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
       return ((await res.json()) as { data: Record<string, unknown> }).data;
@@ -215,7 +223,8 @@ describe('fuzzing every route with bad requests', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await server?.stop();
+    if (server !== undefined) await stopProcess(server, 5000);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers every one with a client error in the envelope, never a 5xx, and stays up', async () => {
@@ -237,9 +246,8 @@ describe('fuzzing every route with bad requests', () => {
     expect(problems.slice(0, 15), `${problems.length} bad answers`).toEqual([]);
     // The time bound must not hollow the test out: most of the plan has to have run.
     expect(sent, `${sent} of ${REQUESTS} sent within ${TIME_BUDGET_MS} ms`).toBeGreaterThan(REQUESTS / 3);
-    process.stdout.write(`fuzz: ${sent} requests\n`);
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
-    expect(server.process.exitCode).toBeNull();
+    expect(server.exitCode).toBeNull();
   }, 90_000);
 });
