@@ -58,12 +58,14 @@ describe('updates: the polling feed', () => {
   it('serves a cursor older than the in-memory window from the database, then continues from memory', async () => {
     // No profanity filter: some numbers read as profanity ("bulk ***") and the bodies must stay distinct.
     const room = await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false });
-    const { user, eventscursor } = await join(t.api, room.id);
+    const { eventscursor } = await join(t.api, room.id);
+    // 50 posters, 22 messages each: within the per-user chat limit (RATE_LIMIT_CHAT).
+    const posters = await Promise.all(Array.from({ length: 50 }, () => join(t.api, room.id)));
     // More events than the memory window (1000) holds, posted before the room is first polled: the
     // first page comes from the database, the later ones from memory.
     const total = 1100;
     for (let i = 0; i < total; i += 50) {
-      await Promise.all(Array.from({ length: 50 }, (_, k) => say(t.api, room.id, user.userid, `bulk ${i + k}`)));
+      await Promise.all(posters.map((p, k) => say(t.api, room.id, p.user.userid, `bulk ${i + k}`)));
     }
     const seen = await drain(t.api, room.id, eventscursor.cursor, '&limit=500');
     expect(seen.events).toHaveLength(total);
@@ -109,9 +111,10 @@ describe('updates: the polling feed', () => {
     expect(missing).toEqual([]);
   }, 60_000);
 
-  it('every poller sees every event exactly once, in order, with 10 concurrent posters', async () => {
+  it('every poller sees every event exactly once, in order, with 20 concurrent posters', async () => {
     const room = await makeRoom(t.api, { enableenterandexit: false });
-    const posters = await Promise.all(Array.from({ length: 10 }, () => join(t.api, room.id)));
+    // 25 messages each: within the per-user chat limit (RATE_LIMIT_CHAT).
+    const posters = await Promise.all(Array.from({ length: 20 }, () => join(t.api, room.id)));
     const start = posters[0].eventscursor.cursor;
     let posting = true;
     const poll = async () => {
@@ -129,7 +132,7 @@ describe('updates: the polling feed', () => {
     const pollers = [poll(), poll(), poll()];
     await Promise.all(
       posters.map(async (p, i) => {
-        for (let k = 0; k < 50; k++) await say(t.api, room.id, p.user.userid, `p${i}-${k}`);
+        for (let k = 0; k < 25; k++) await say(t.api, room.id, p.user.userid, `p${i}-${k}`);
       }),
     );
     posting = false;
@@ -140,9 +143,9 @@ describe('updates: the polling feed', () => {
       expect(seen).toHaveLength(500);
       expect(new Set(seen.map((e) => e.id)).size).toBe(500);
       // Per poster, messages arrive in the order they were posted.
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < 20; i++) {
         const mine = seen.filter((e) => e.body.startsWith(`p${i}-`)).map((e) => e.body);
-        expect(mine).toEqual(Array.from({ length: 50 }, (_, k) => `p${i}-${k}`));
+        expect(mine).toEqual(Array.from({ length: 25 }, (_, k) => `p${i}-${k}`));
       }
       // All pollers agree on one total order.
       expect(seen.map((e) => e.id)).toEqual(results[0]?.map((e) => e.id));

@@ -28,7 +28,7 @@ describe('comments written together', () => {
     const keep = await postComment(api, c.conversationid);
     const doomed = await postComment(api, c.conversationid);
     const [replies] = await Promise.all([
-      inBatches(30, 30, (i) => api.post(`comment/conversations/${c.conversationid}/comments/${i % 2 === 0 ? doomed.id : keep.id}`, { userid: 'author', body: `r${i}` })),
+      inBatches(30, 30, (i) => api.post(`comment/conversations/${c.conversationid}/comments/${i % 2 === 0 ? doomed.id : keep.id}`, { userid: `racer${i}`, displayname: 'Racer', body: `r${i}` })),
       new Promise((r) => setTimeout(r, 20)).then(() => api.delete(`comment/conversations/${c.conversationid}/comments/${doomed.id}`)),
     ]);
     for (const r of replies) expect([200, 404]).toContain(r.status);

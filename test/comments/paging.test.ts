@@ -20,9 +20,10 @@ beforeAll(async () => {
   ({ api } = await newApp());
   conv = (await newConversation(api)).conversationid;
   await api.post('user/users/pager', { displayname: 'Pager' });
-  // Several comments share each added time, so the id tie-break is exercised.
+  // Several comments share each added time, so the id tie-break is exercised. Ten comments per
+  // author: within the per-user comment limit (RATE_LIMIT_COMMENTS).
   const base = Date.parse('2022-01-01T00:00:00.000Z');
-  const created = await inBatches(TOTAL, 50, (i) => postComment(api, conv, { userid: 'pager', body: `comment ${i}`, added: new Date(base + Math.floor(i / 3) * 1000).toISOString() }));
+  const created = await inBatches(TOTAL, 50, (i) => postComment(api, conv, { userid: `pager${i % 200}`, displayname: `Pager ${i % 200}`, body: `comment ${i}`, added: new Date(base + Math.floor(i / 3) * 1000).toISOString() }));
   byTime = created
     .map((c) => ({ id: c.id as string, t: Date.parse(c.added) }))
     .sort((x, y) => x.t - y.t || (x.id < y.id ? -1 : 1))
@@ -30,7 +31,7 @@ beforeAll(async () => {
   // Give some comments likes, votes and replies so the count sorts have ties and differences.
   await inBatches(60, 30, (i) => api.post(`comment/conversations/${conv}/comments/${created[i * 7]?.id}/react`, { userid: 'pager', reaction: 'like', reacted: true }));
   await inBatches(40, 20, (i) => api.post(`comment/conversations/${conv}/comments/${created[i * 11]?.id}/vote`, { userid: 'pager', vote: i % 2 === 0 ? 'up' : 'down' }));
-  await inBatches(30, 15, (i) => postComment(api, conv, { userid: 'pager', body: 'reply' }, created[i * 13]?.id));
+  await inBatches(30, 15, (i) => postComment(api, conv, { userid: `replier${i}`, displayname: `Replier ${i}`, body: 'reply' }, created[i * 13]?.id));
 }, 600_000);
 
 function expectEachOnce(items: Item[]): void {
@@ -70,7 +71,8 @@ describe(`paging a conversation of ${TOTAL} comments`, () => {
       const added: string[] = [];
       let writing = true;
       const writer = (async () => {
-        while (writing) added.push((await postComment(api, conv, { userid: 'pager', body: 'live' })).id);
+        // A new author for each: within the per-user comment limit (RATE_LIMIT_COMMENTS).
+        while (writing) added.push((await postComment(api, conv, { userid: `live${sort}${added.length}`, displayname: `Live ${sort} ${added.length}`, body: 'live' })).id);
       })();
       const items: Item[] = [];
       let cursor = '';
