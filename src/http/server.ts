@@ -8,6 +8,7 @@ import { readBody, type BodyResult } from './body.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
 import { ApiError } from './errors.js';
 import { foldKeys, parseQuery } from './normalize.js';
+import { fullPath } from './paths.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { statusLine } from './status.js';
@@ -107,12 +108,6 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
   });
 
   return app;
-}
-
-/** Where a route is served: app routes under /api/v3/{appid}/, manage routes under /api/v3/manage/. */
-export function fullPath(route: RouteDef): string {
-  const scope = route.scope ?? 'app';
-  return (scope === 'app' ? '/api/v3/:appid/' : scope === 'manage' ? '/api/v3/manage/' : '/') + route.path;
 }
 
 function readIncoming(req: HttpRequest): Incoming {

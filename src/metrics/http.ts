@@ -1,9 +1,7 @@
+import { routePattern } from '../http/paths.js';
 import type { RouteDef } from '../http/route.js';
 import type { HistogramCell } from './family.js';
 import { httpRequestSeconds } from './registry.js';
-
-/** A route's path as the metrics and the API reference spell it: `:name` becomes `{name}`. */
-export const routePattern = (fullPath: string) => fullPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /**
  * Request latency by route pattern and status. Each route's series are bound once per status
