@@ -1,6 +1,5 @@
-import { fullPath } from '../http/server.js';
+import { fullPath, routePattern } from '../http/paths.js';
 import type { RouteDef } from '../http/route.js';
-import { routePattern } from '../metrics/http.js';
 import { jsonSchemaOf, type JsonSchema } from './json-schema.js';
 
 /** Answers every route may give, by status, and what they mean here. */

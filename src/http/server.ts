@@ -13,6 +13,7 @@ import type { CorsPolicy } from './cors.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
 import { ApiError } from './errors.js';
 import { normalizeBody, parseQuery } from './normalize.js';
+import { fullPath } from './paths.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { HEADERS_LIMIT } from './header-limit.js';
@@ -133,12 +134,6 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
   });
 
   return app;
-}
-
-/** Where a route is served: app routes under /api/v3/{appid}/, manage routes under /api/v3/manage/. */
-export function fullPath(route: RouteDef): string {
-  const scope = route.scope ?? 'app';
-  return (scope === 'app' ? '/api/v3/:appid/' : scope === 'manage' ? '/api/v3/manage/' : '/') + route.path;
 }
 
 function readIncoming(req: HttpRequest): Incoming {

@@ -1,10 +1,11 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { HistogramFamily, ValueFamily } from './family.js';
 
 /**
- * Every metric of this process, in one registry (GET /metrics). Hot paths hold label children
- * bound once (below, or cached by their owner), so recording allocates nothing.
+ * Every metric of this process, in one registry (GET /metrics). Hot paths hold their series
+ * (cells) bound once, here or by their owner, so recording allocates nothing.
  * The webhook delivery thread has its own copy of this module; it posts its registry's values
- * to the main thread, which adds them in (see src/metrics/endpoint.ts).
+ * to the main thread, which adds them in (see src/metrics/threads.ts).
  */
 export const registry = new Registry();
 
@@ -12,71 +13,51 @@ const PREFIX = 'engage_';
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
 
-export const httpRequestSeconds = new Histogram({
-  name: `${PREFIX}http_request_duration_seconds`,
-  help: 'HTTP requests by method, route pattern and status: latency (its _count is the number of requests)',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+export const httpRequestSeconds = new HistogramFamily(
+  registry,
+  `${PREFIX}http_request_duration_seconds`,
+  'HTTP requests by method, route pattern and status: latency (its _count is the number of requests)',
+  ['method', 'route', 'status'],
+  LATENCY_BUCKETS,
+);
 
-const wsConnectionsGauge = new Gauge({ name: `${PREFIX}ws_connections`, help: 'Open WebSocket connections', registers: [registry] });
-const wsSubscriptionsGauge = new Gauge({ name: `${PREFIX}ws_subscriptions`, help: 'Topic subscriptions held by open WebSocket connections', registers: [registry] });
-const wsFramesIn = new Counter({ name: `${PREFIX}ws_frames_received_total`, help: 'WebSocket frames received from clients', registers: [registry] });
-const wsFramesOut = new Counter({
-  name: `${PREFIX}ws_frames_sent_total`,
-  help: 'WebSocket frames sent: direct (answers, replays) or published (live events, one per subscribed socket)',
-  labelNames: ['kind'] as const,
-  registers: [registry],
-});
-const wsSlowConsumers = new Counter({ name: `${PREFIX}ws_slow_consumers_closed_total`, help: 'WebSocket connections closed with 4008 (more unsent bytes than WS_MAX_BACKPRESSURE)', registers: [registry] });
+const wsFramesSent = new ValueFamily(
+  registry,
+  `${PREFIX}ws_frames_sent_total`,
+  'WebSocket frames sent: direct (answers, replays) or published (live events, one per subscribed socket)',
+  'counter',
+  ['kind'],
+);
 
 export const wsMetrics = {
-  connections: wsConnectionsGauge,
-  subscriptions: wsSubscriptionsGauge,
-  framesIn: wsFramesIn,
-  framesSentDirect: wsFramesOut.labels('direct'),
-  framesSentPublished: wsFramesOut.labels('published'),
-  slowConsumersClosed: wsSlowConsumers,
+  connections: new ValueFamily(registry, `${PREFIX}ws_connections`, 'Open WebSocket connections', 'gauge', []).cell(),
+  subscriptions: new ValueFamily(registry, `${PREFIX}ws_subscriptions`, 'Topic subscriptions held by open WebSocket connections', 'gauge', []).cell(),
+  framesIn: new ValueFamily(registry, `${PREFIX}ws_frames_received_total`, 'WebSocket frames received from clients', 'counter', []).cell(),
+  framesSentDirect: wsFramesSent.cell('direct'),
+  framesSentPublished: wsFramesSent.cell('published'),
+  slowConsumersClosed: new ValueFamily(registry, `${PREFIX}ws_slow_consumers_closed_total`, 'WebSocket connections closed with 4008 (more unsent bytes than WS_MAX_BACKPRESSURE)', 'counter', []).cell(),
 };
 
-const busMessages = new Counter({
-  name: `${PREFIX}bus_messages_total`,
-  help: 'Bus messages published by this node, and received from other nodes',
-  labelNames: ['direction'] as const,
-  registers: [registry],
-});
+const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);
 
 export const busMetrics = {
-  published: busMessages.labels('published'),
-  received: busMessages.labels('received'),
-  reconnects: new Counter({ name: `${PREFIX}bus_reconnects_total`, help: 'Redis bus connections established again after being lost', registers: [registry] }),
+  published: busMessages.cell('published'),
+  received: busMessages.cell('received'),
+  reconnects: new ValueFamily(registry, `${PREFIX}bus_reconnects_total`, 'Redis bus connections established again after being lost', 'counter', []).cell(),
 };
 
-const commitBatchSize = new Histogram({
-  name: `${PREFIX}group_commit_batch_size`,
-  help: 'Items written together by one group-commit write, per writer',
-  labelNames: ['writer'] as const,
-  buckets: SIZE_BUCKETS,
-  registers: [registry],
-});
-const commitSeconds = new Histogram({
-  name: `${PREFIX}group_commit_duration_seconds`,
-  help: 'Time one group-commit write took to commit, per writer',
-  labelNames: ['writer'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+const commitBatchSize = new HistogramFamily(registry, `${PREFIX}group_commit_batch_size`, 'Items written together by one group-commit write, per writer', ['writer'], SIZE_BUCKETS);
+const commitSeconds = new HistogramFamily(registry, `${PREFIX}group_commit_duration_seconds`, 'Time one group-commit write took to commit, per writer', ['writer'], LATENCY_BUCKETS);
 
 export interface CommitMetrics {
   /** One write of `size` items that started at `startedMs` (performance.now()) has finished. */
   observe(size: number, startedMs: number): void;
 }
 
-/** The bound children of one group-commit writer (chat feed, votes, comments, notifications, webhook outbox). */
+/** The series of one group-commit writer (chat feed, votes, comments, notifications, webhook outbox). */
 export function commitMetrics(writer: string): CommitMetrics {
-  const size = commitBatchSize.labels(writer);
-  const seconds = commitSeconds.labels(writer);
+  const size = commitBatchSize.cell(writer);
+  const seconds = commitSeconds.cell(writer);
   return {
     observe(n, startedMs) {
       size.observe(n);
@@ -86,6 +67,6 @@ export function commitMetrics(writer: string): CommitMetrics {
 }
 
 export const webhookMetrics = {
-  attempts: new Counter({ name: `${PREFIX}webhook_attempts_total`, help: 'Webhook delivery attempts (HTTP requests sent, or found undeliverable)', registers: [registry] }),
-  failures: new Counter({ name: `${PREFIX}webhook_failures_total`, help: 'Webhook delivery attempts that failed (no answer, or a status other than 2xx)', registers: [registry] }),
+  attempts: new ValueFamily(registry, `${PREFIX}webhook_attempts_total`, 'Webhook delivery attempts (HTTP requests sent, or found undeliverable)', 'counter', []).cell(),
+  failures: new ValueFamily(registry, `${PREFIX}webhook_failures_total`, 'Webhook delivery attempts that failed (no answer, or a status other than 2xx)', 'counter', []).cell(),
 };
