@@ -173,6 +173,25 @@ describe('moderation console in Chromium', () => {
     await page.close();
   });
 
+  it('holds a comment of a pre-moderated conversation in the comments queue until approved', async () => {
+    const conversationid = uid('conv');
+    expect((await app.api.post('comment/conversations', { conversationid, property: 'news', moderation: 'pre' })).status).toBe(200);
+    const page = await signedIn('#/moderation');
+    const queue = page.getByRole('region', { name: /^Comments/ });
+    await queue.getByText('Nothing waiting.').waitFor();
+    const text = `first! ${uid()}`;
+    const posted = await app.api.post(`comment/conversations/${conversationid}/comments`, { userid: uid('reader'), displayname: 'Reader', body: text });
+    expect(posted.status).toBe(200);
+    const card = queue.locator('li.card', { hasText: text });
+    await card.waitFor({ timeout: 10_000 });
+    const listed = () => app.api.get(`comment/conversations/${conversationid}/comments`).then((r) => r.body.data.comments.map((c: any) => c.body));
+    expect(await listed()).not.toContain(text);
+    await card.getByRole('button', { name: /^Approve/ }).click();
+    await queue.getByText('Nothing waiting.').waitFor();
+    expect(await listed()).toContain(text);
+    await page.close();
+  });
+
   it('bans a user from a message, after which their posts are refused', async () => {
     const roomid = await newRoom();
     const troll = uid('troll');
