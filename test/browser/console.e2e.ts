@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, newApp, uid, type TestApp } from '../helpers/api.js';
 import { userToken } from '../foundation/util.js';
+import { MANAGE_TOKEN } from '../helpers/spawn.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { launch, shot } from './browser.js';
 
@@ -66,6 +67,34 @@ describe('moderation console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Client token').waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.close();
+  });
+
+  it('signs in with the manage token: picks or names the application, mints a token and forgets the manage token', async () => {
+    const page = await context.newPage();
+    const withManageToken = async (token: string) => {
+      await page.goto(`${baseUrl()}/console/`);
+      await page.getByLabel('The manage token').check();
+      await page.getByLabel('Manage token', { exact: true }).fill(token);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      // Servers that list applications offer a choice (or refuse a wrong token at once); others ask for the id.
+      const application = page.getByLabel(/^Application/);
+      await application.or(page.getByRole('alert')).waitFor();
+      if (!(await application.isVisible())) return;
+      if ((await application.evaluate((el) => el.tagName)) === 'SELECT') await application.selectOption(app.appid);
+      else await application.fill(app.appid);
+      await page.getByLabel('Act as user id (announcements, purges)').fill('night-shift');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    };
+    await withManageToken('not-the-manage-token-at-all');
+    await page.getByRole('alert').filter({ hasText: 'management token' }).waitFor();
+    await withManageToken(MANAGE_TOKEN);
+    await page.getByRole('heading', { name: 'Rooms' }).waitFor();
+    await page.getByTestId('live-status').filter({ hasText: 'Live' }).waitFor();
+    expect(await page.content()).not.toContain(MANAGE_TOKEN);
+    const stored = await page.evaluate(() => JSON.stringify(sessionStorage));
+    expect(stored).not.toContain(MANAGE_TOKEN);
+    expect(stored).toContain('night-shift');
     await page.close();
   });
 
@@ -141,6 +170,25 @@ describe('moderation console in Chromium', () => {
     await queue.getByText('Nothing waiting.').waitFor();
     const shown = await app.api.get(`chat/rooms/${roomid}/updates`);
     expect(shown.body.data.events.map((e: any) => e.id)).toContain(event.id);
+    await page.close();
+  });
+
+  it('holds a comment of a pre-moderated conversation in the comments queue until approved', async () => {
+    const conversationid = uid('conv');
+    expect((await app.api.post('comment/conversations', { conversationid, property: 'news', moderation: 'pre' })).status).toBe(200);
+    const page = await signedIn('#/moderation');
+    const queue = page.getByRole('region', { name: /^Comments/ });
+    await queue.getByText('Nothing waiting.').waitFor();
+    const text = `first! ${uid()}`;
+    const posted = await app.api.post(`comment/conversations/${conversationid}/comments`, { userid: uid('reader'), displayname: 'Reader', body: text });
+    expect(posted.status).toBe(200);
+    const card = queue.locator('li.card', { hasText: text });
+    await card.waitFor({ timeout: 10_000 });
+    const listed = () => app.api.get(`comment/conversations/${conversationid}/comments`).then((r) => r.body.data.comments.map((c: any) => c.body));
+    expect(await listed()).not.toContain(text);
+    await card.getByRole('button', { name: /^Approve/ }).click();
+    await queue.getByText('Nothing waiting.').waitFor();
+    expect(await listed()).toContain(text);
     await page.close();
   });
 

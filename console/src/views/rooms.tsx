@@ -140,7 +140,7 @@ function CreateRoom({ ctx, onCreated }: { ctx: Ctx; onCreated: () => void }) {
         </label>
         <label>
           <span>Reports before a message is held</span>
-          <input name="maxreports" type="number" min={0} value={3} required />
+          <input name="maxreports" type="number" min={0} defaultValue={3} required />
         </label>
         <button type="submit" class="primary" disabled={busy}>
           Create room

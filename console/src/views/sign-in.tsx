@@ -44,7 +44,7 @@ export function SignIn({ onSignIn }: { onSignIn: (s: Session) => void }) {
           <input type="radio" name="mode" checked={mode === 'manage'} onChange={() => setMode('manage')} /> The manage token
         </label>
       </fieldset>
-      {mode === 'moderator' ? <ModeratorForm busy={busy} attempt={attempt} onSignIn={onSignIn} /> : <ManageForm busy={busy} attempt={attempt} onSignIn={onSignIn} />}
+      {mode === 'moderator' ? <ModeratorForm key="moderator" busy={busy} attempt={attempt} onSignIn={onSignIn} /> : <ManageForm key="manage" busy={busy} attempt={attempt} onSignIn={onSignIn} />}
       {error !== null && (
         <p class="error" role="alert">
           {error}
@@ -124,7 +124,7 @@ function ManageForm({ busy, attempt, onSignIn }: FormProps) {
 
   if (apps === null) {
     return (
-      <form onSubmit={listApps} autocomplete="off">
+      <form key="manage-token" onSubmit={listApps} autocomplete="off">
         <label for="manage">Manage token</label>
         <input id="manage" type="password" required autocomplete="off" value={manageToken} onInput={(e) => setManageToken((e.target as HTMLInputElement).value)} />
         <button type="submit" class="primary" disabled={busy}>
@@ -134,16 +134,17 @@ function ManageForm({ busy, attempt, onSignIn }: FormProps) {
     );
   }
   return (
-    <form onSubmit={signIn} autocomplete="off">
+    // Keyed apart from the token step, so no input element (and its label link) is reused.
+    <form key="pick-app" onSubmit={signIn} autocomplete="off">
       {apps === 'ask' ? (
         <>
-          <label for="app">Application id</label>
-          <input id="app" name="app" required spellcheck={false} />
+          <label for="pick-app">Application id</label>
+          <input id="pick-app" name="app" required spellcheck={false} />
         </>
       ) : (
         <>
-          <label for="app">Application</label>
-          <select id="app" name="app" required>
+          <label for="pick-app">Application</label>
+          <select id="pick-app" name="app" required>
             {apps.map((a) => (
               <option value={a.appid}>
                 {a.name} ({a.appid})
@@ -153,7 +154,7 @@ function ManageForm({ busy, attempt, onSignIn }: FormProps) {
         </>
       )}
       <label for="userid">Act as user id (announcements, purges)</label>
-      <input id="userid" name="userid" value="console" required spellcheck={false} />
+      <input id="userid" name="userid" defaultValue="console" required spellcheck={false} />
       <button type="submit" class="primary" disabled={busy}>
         Sign in
       </button>
