@@ -10,7 +10,7 @@ const ERRORS: Record<number, { name: string; description: string }> = {
   405: { name: 'MethodNotAllowed', description: 'The path exists but not with this method (the `allow` header lists those that do), or a rule of the object refuses the action.' },
   409: { name: 'Conflict', description: 'The change conflicts with the current state (e.g. a customid or label already in use).' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than BODY_LIMIT.' },
-  429: { name: 'TooManyRequests', description: 'Too many requests; try again later.' },
+  429: { name: 'TooManyRequests', description: 'A rate limit (writes per user, failed authentication per address): `Retry-After` and `RateLimit-*` headers say when to try again.' },
   500: { name: 'InternalError', description: 'The server failed; the request id (x-request-id) is in its log.' },
   503: { name: 'ServiceUnavailable', description: 'Not ready: the database or the bus is unreachable.' },
 };
@@ -73,7 +73,8 @@ function operation(route: RouteDef, path: string): JsonSchema {
   ];
   const statuses = [404, 405, 500];
   if (parameters.length > 0 || route.body !== undefined) statuses.push(400);
-  if (scope !== 'public') statuses.push(403);
+  // Credentials are counted (failed-authentication lockout) and checked against the database.
+  if (scope !== 'public') statuses.push(403, 429, 503);
   if (route.body !== undefined) statuses.push(409, 413);
   for (const status of route.errors ?? []) if (!statuses.includes(status)) statuses.push(status);
   statuses.sort((a, b) => a - b);
