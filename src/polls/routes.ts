@@ -75,6 +75,8 @@ export function pollsArea(core: Core): Area {
         path: 'poll/poll',
         query: ListPolls,
         handler: async (ctx) => {
+          // Unpublished polls are drafts: listing them is for moderators.
+          if (ctx.query.includeunpublished) assertModerator(ctx);
           const before = stringCursor(ctx.query.cursor);
           const rows = await store.listPolls(db, ctx.app.id, ctx.query.includeunpublished, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (p) => p.id);

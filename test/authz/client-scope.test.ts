@@ -103,6 +103,11 @@ describe('a client-scoped API token', () => {
     expectEnvelope(await (await as(uid('mod'), 'moderator')).get('chat/moderation/queues/events'), 200);
     expectEnvelope(await (await as(alice)).post(`chat/rooms/${roomid}/mute`, { userid: bob, applyeffect: true }), 403);
     expectEnvelope(await (await as(uid('mod'), 'moderator')).post(`chat/rooms/${roomid}/mute`, { userid: bob, applyeffect: false }), 200);
+    // Unpublished polls are drafts: listing them is moderation.
+    expectEnvelope(await client.get('poll/poll?includeunpublished=true'), 403);
+    expectEnvelope(await (await as(alice)).get('poll/poll?includeunpublished=true'), 403);
+    expectEnvelope(await (await as(uid('mod'), 'moderator')).get('poll/poll?includeunpublished=true'), 200);
+    expectEnvelope(await client.get('poll/poll'), 200);
   });
 
   it('needs an admin\'s user token for app administration', async () => {
