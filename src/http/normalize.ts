@@ -60,8 +60,10 @@ function within(key: string | number, value: unknown, depth: number, checkString
   }
 }
 
+/** The field is the innermost key: positions in a list of strings (tags, ids) are not named. */
 function withKey(refusal: Refusal, key: string | number): Refusal {
-  refusal.path.unshift(typeof key === 'string' ? key.toLowerCase() : key);
+  if (typeof key === 'string') refusal.path.unshift(key.toLowerCase());
+  else if (refusal.path.length > 0) refusal.path.unshift(key);
   return refusal;
 }
 

@@ -27,18 +27,21 @@ describe('comments and webhooks', () => {
     expect((await api.get(`comment/conversations/${c.conversationid}/comments`)).body.data.comments).toEqual([]);
   });
 
-  it('a comment whose text holds a lone surrogate still reaches prepublish and postpublish hooks', async () => {
+  it('a comment whose text holds a lone surrogate is refused with 400 naming the field, and reaches no hook', async () => {
     const { api } = await newApp();
     const before = await receiver(200);
     const after = await receiver(200);
     await api.post('webhook/hooks', { label: 'gate', url: before.url, enabled: true, type: 'prepublish', events: ['commentpublished'] });
     await api.post('webhook/hooks', { label: 'after', url: after.url, enabled: true, type: 'postpublish', events: ['commentpublished'] });
     const c = await newConversation(api);
-    // JSON.stringify writes the lone surrogate as the escape \ud800, which a Postgres json value refuses.
+    // JSON.stringify writes the lone surrogate as the escape \ud800: not Unicode, refused as bad input.
     const res = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'w', displayname: 'W', body: 'odd \ud800 text' });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({ body: 'must be valid Unicode (no lone surrogates)' });
+    const fine = await api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'w', displayname: 'W', body: 'fine text' });
+    expect(fine.status).toBe(200);
     const [got] = await after.waitFor(1);
-    expect(got?.body).toMatchObject({ type: 'commentpublished', data: { id: res.body.data.id } });
+    expect(got?.body).toMatchObject({ type: 'commentpublished', data: { id: fine.body.data.id } });
     expect(before.received).toHaveLength(1);
   });
 

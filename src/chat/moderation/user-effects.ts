@@ -80,7 +80,8 @@ export class UserEffects {
     const entry = (userId: string, effecttype: string, scope: 'room' | 'global', expires: Date | null, added: Date | null): { key: string; item: RoomUserEffectView } => {
       const user = byId.get(userId);
       return {
-        key: `${userId}\u0000${scope}\u0000${effecttype}`,
+        // The key is the page cursor: \u0001 sorts below any other character a user id holds (NUL is refused), and a cursor may not hold NUL.
+        key: `${userId}\u0001${scope}\u0001${effecttype}`,
         item: { kind: 'chat.roomusereffect', userid: userId, user: user === undefined ? null : userView(user), effecttype, scope, expires: isoOrNull(expires), added: isoOrNull(added) },
       };
     };
