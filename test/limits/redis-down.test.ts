@@ -10,7 +10,7 @@ describe('limits while Redis is unreachable', () => {
   beforeAll(async () => {
     // Nothing listens on this port: the limits count in memory instead (the insurance limiter).
     const redisUrl = `redis://127.0.0.1:${await freePort()}`;
-    server = await spawnServer({ REDIS_URL: redisUrl, DATABASE_URL: '', RATE_LIMIT_CHAT: '2/1m', RATE_LIMIT_AUTH_FAILURES: '1/1m', TRUST_PROXY: '1' });
+    server = await spawnServer({ REDIS_URL: redisUrl, RATE_LIMIT_CHAT: '2/1m', RATE_LIMIT_AUTH_FAILURES: '1/1m', TRUST_PROXY: '1' });
     a = await newApp({}, server.url);
   });
   afterAll(() => server.stop());
