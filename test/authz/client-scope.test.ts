@@ -31,7 +31,7 @@ describe('a client-scoped API token', () => {
     expectEnvelope(await app.api.post('comment/conversations', { conversationid, property: 'site', moderation: 'post' }), 200);
     const poll = await app.api.post('poll/poll/create', { title: 'Q' });
     pollid = poll.body.data.id;
-    choiceid = (await app.api.post(`poll/poll/${pollid}/choice`, { title: 'yes' })).body.data.choices[0].id;
+    choiceid = (await app.api.post(`poll/poll/${pollid}/choice`, { title: 'yes' })).body.data[0].id;
   });
 
   it('reads public content without a user token', async () => {

@@ -323,6 +323,16 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
     refused: { as: 'mallory', path: `${NOTIFICATIONS(f.alice)}/notificationsbyid/chateventid/e1` },
     allowed: { as: 'alice', path: `${NOTIFICATIONS(f.alice)}/notificationsbyid/chateventid/e1`, status: 404 },
   }),
+  // The JS SDK's spelling of the delete by chat event (`notifications`, plural).
+  'DELETE user/users/:userid/notifications/notificationsbyid/chateventid/:chateventid': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.alice}/notifications/notificationsbyid/chateventid/e1` },
+    allowed: { as: 'alice', path: `user/users/${f.alice}/notifications/notificationsbyid/chateventid/e1`, status: 404 },
+  }),
+  // The JS SDK reads the reported-users queue with a POST: moderation, like its GET.
+  'POST user/moderation/queues/reportedusers': async () => ({
+    refused: { as: 'mallory', path: 'user/moderation/queues/reportedusers', body: {} },
+    allowed: { as: 'moderator', path: 'user/moderation/queues/reportedusers', body: {} },
+  }),
   'PUT user/users/:userid/notification/notifications_all/markread': async (f) => ({
     refused: { as: 'mallory', path: `${NOTIFICATIONS(f.alice)}/notifications_all/markread?delete=true` },
     allowed: { as: 'alice', path: `${NOTIFICATIONS(f.alice)}/notifications_all/markread` },
@@ -385,7 +395,7 @@ describe('authorization matrix of every write route', () => {
       comment: (c) => created(server.post(`comment/conversations/${c}/comments`, { userid: alice, body: `alice writes ${uid()}` }), (d) => d.id),
       async poll() {
         const pollid = await created(server.post('poll/poll/create', { title: 'Q' }), (d) => d.id);
-        const choiceid = await created(server.post(`poll/poll/${pollid}/choice`, { title: 'yes' }), (d) => d.choices[0].id);
+        const choiceid = await created(server.post(`poll/poll/${pollid}/choice`, { title: 'yes' }), (d) => d[0].id);
         return { pollid, choiceid };
       },
       hook: () => created(server.post('webhook/hooks', hookBody(uid('hook'))), (d) => d.id),

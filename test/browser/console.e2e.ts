@@ -220,7 +220,7 @@ describe('moderation console in Chromium', () => {
     const pollid = created.body.data.id;
     const added = await app.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'Keeper' }, { title: 'Striker' }] });
     expect(added.status).toBe(200);
-    const choices: any[] = Array.isArray(added.body.data) ? added.body.data : added.body.data.choices;
+    const choices: any[] = added.body.data;
     const striker = choices.find((c) => c.title === 'Striker');
     const page = await signedIn(`#/polls/${pollid}`);
     const bar = page.locator('rect.bar[data-choice="Striker"]');

@@ -67,7 +67,7 @@ describe('one bad write among concurrent good ones', () => {
     const created = await api.post('poll/poll/create', { title: 'q', allowmultiplechoicesperuser: true, maxtotalresponsesperuser: ROUNDS });
     const pollid = created.body.data.id as string;
     const added = await api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'a' }] });
-    const choiceid = added.body.data.choices[0].id as string;
+    const choiceid = added.body.data[0].id as string;
     for (let r = 0; r < ROUNDS; r++) {
       await round(
         (i) => api.post(`poll/poll/${pollid}/response`, { userid: `v${r}-${i}`, choiceid }),

@@ -64,7 +64,7 @@ describe('kill -9 under concurrent load', () => {
     for (const u of users) expect((await first.post(`chat/rooms/${room.id}/join`, { userid: u })).status).toBe(200);
     const conversationid = (await first.post('comment/conversations', { conversationid: uid('conv'), property: 'p', moderation: 'post' })).body.data.conversationid;
     const pollid = (await first.post('poll/poll/create', { title: 'k9' })).body.data.id;
-    const choiceid = (await first.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'a' }] })).body.data.choices[0].id;
+    const choiceid = (await first.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'a' }] })).body.data[0].id;
     const start = (await first.get(`chat/rooms/${room.id}/updates`)).body.data.cursor as string;
 
     const stopAt = Date.now() + LOAD_MS;

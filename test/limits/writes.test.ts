@@ -78,7 +78,7 @@ describe('per-user write limits', () => {
     const votePath = `comment/conversations/${conversation.conversationid}/comments/${comment.id}/vote`;
     expect((await a.api.post(votePath, { userid: voter, vote: 'up' })).status).toBe(200);
     const pollid = (await a.api.post('poll/poll/create', { title: 'Q?' })).body.data.id;
-    const choiceid = (await a.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'yes' }] })).body.data.choices[0].id;
+    const choiceid = (await a.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'yes' }] })).body.data[0].id;
     const respond = () => a.api.post(`poll/poll/${pollid}/response`, { userid: voter, choiceid });
     expect((await respond()).status).toBe(200);
     expectRateLimited(await a.api.post(votePath, { userid: voter, vote: 'down' }), 2);

@@ -67,7 +67,7 @@ describe('GET /metrics', () => {
 
     const poll = await api.post('poll/poll/create', { title: 'Colour' });
     const choices = await api.post(`poll/poll/${poll.body.data.id}/choice`, { choices: [{ title: 'Red' }] });
-    expect((await api.post(`poll/poll/${poll.body.data.id}/response`, { userid: 'voter', choiceid: choices.body.data.choices[0].id })).status).toBe(200);
+    expect((await api.post(`poll/poll/${poll.body.data.id}/response`, { userid: 'voter', choiceid: choices.body.data[0].id })).status).toBe(200);
 
     expect((await api.post('telemetry/contexts/match-1/presence/viewers/heartbeat', { userid: 'viewer' })).status).toBe(200);
     expect((await api.get('no/such/endpoint')).status).toBe(404);
