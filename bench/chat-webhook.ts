@@ -63,24 +63,26 @@ const cpuLine = (f: Figures) => `CPU per message: server ${f.cpu.server} µs, Po
 async function run(app: BenchApp, roomid: string, users: string[]): Promise<Omit<Figures, 'cpu'>> {
   let n = 0;
   let accepted = 0;
-  const result = await withProgress('POST command (saturation)', duration, () => autocannon({
-    url: app.url(`chat/rooms/${roomid}/command`),
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': app.token },
-    connections,
-    duration,
-    requests: [
-      {
-        setupRequest: (req) => {
-          n += 1;
-          return { ...req, body: JSON.stringify({ userid: users[n % users.length], command: `message ${n}` }) };
+  const result = await withProgress('POST command (saturation)', duration, () =>
+    autocannon({
+      url: app.url(`chat/rooms/${roomid}/command`),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': app.token },
+      connections,
+      duration,
+      requests: [
+        {
+          setupRequest: (req) => {
+            n += 1;
+            return { ...req, body: JSON.stringify({ userid: users[n % users.length], command: `message ${n}` }) };
+          },
+          onResponse: (status) => {
+            if (status === 200) accepted += 1;
+          },
         },
-        onResponse: (status) => {
-          if (status === 200) accepted += 1;
-        },
-      },
-    ],
-  }));
+      ],
+    }),
+  );
   return { accepted, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -111,15 +113,17 @@ try {
   const rate = Number(process.env['RATE'] ?? Math.round(withHook.rps / 2));
   const fixedRate = async (enabled: boolean) => {
     await app.call('PUT', `webhook/hooks/${hook.id}`, { ...hookBody, enabled });
-    const r = await withProgress(`POST command at ${rate}/s, hook ${enabled ? 'on' : 'off'}`, duration, () => paced({
-      url: app.url(`chat/rooms/${room.id}/command`),
-      method: 'POST',
-      headers: { 'x-api-token': app.token },
-      bodies: users.map((userid) => JSON.stringify({ userid, command: 'a message at a fixed rate' })),
-      connections,
-      durationSeconds: duration,
-      overallRate: rate,
-    }));
+    const r = await withProgress(`POST command at ${rate}/s, hook ${enabled ? 'on' : 'off'}`, duration, () =>
+      paced({
+        url: app.url(`chat/rooms/${room.id}/command`),
+        method: 'POST',
+        headers: { 'x-api-token': app.token },
+        bodies: users.map((userid) => JSON.stringify({ userid, command: 'a message at a fixed rate' })),
+        connections,
+        durationSeconds: duration,
+        overallRate: rate,
+      }),
+    );
     if (enabled) expected += r.answered - r.non2xx;
     return r;
   };
@@ -140,7 +144,8 @@ try {
   const { webhooks } = await app.call<{ webhooks: { consecutivefailures: number }[] }>('GET', 'webhook/hooks');
   const change = ((withHook.rps - without.rps) / without.rps) * 100;
   const latencies = (r: (typeof fixed)[number]) => `p50 ${r.p50} ms, p90 ${r.p90} ms, p99 ${r.p99} ms`;
-  const pacedLine = (r: (typeof fixed)[number], hooked: boolean) => `    ${hooked ? 'with hook   ' : 'without hook'}: ${latencies(r)} (${r.requestsPerSec} req/s answered, ${r.non2xx + r.errors} not 2xx)`;
+  const pacedLine = (r: (typeof fixed)[number], hooked: boolean) =>
+    `    ${hooked ? 'with hook   ' : 'without hook'}: ${latencies(r)} (${r.requestsPerSec} req/s answered, ${r.non2xx + r.errors} not 2xx)`;
 
   process.stdout.write(
     [

@@ -57,7 +57,15 @@ try {
   };
   const post = await measured({ url: commandUrl, method: 'POST', headers, bodies: commandBodies, connections: postConnections, durationSeconds: seconds });
   out(fmt('POST command (speech)', post.result, ceilPost, post.cpu));
-  const postHalf = await load({ url: commandUrl, method: 'POST', headers, bodies: commandBodies, connections: postConnections, durationSeconds: seconds, overallRate: Math.max(1, Math.round(post.result.requestsPerSec / 2)) });
+  const postHalf = await load({
+    url: commandUrl,
+    method: 'POST',
+    headers,
+    bodies: commandBodies,
+    connections: postConnections,
+    durationSeconds: seconds,
+    overallRate: Math.max(1, Math.round(post.result.requestsPerSec / 2)),
+  });
   out(fmt('POST command at half rate', postHalf));
   const postHalfTarget = await load({ url: commandUrl, method: 'POST', headers, bodies: commandBodies, connections: postConnections, durationSeconds: seconds, overallRate: POST_TARGET / 2 });
   out(fmt(`POST command at ${POST_TARGET / 2}/s`, postHalfTarget));

@@ -33,26 +33,28 @@ try {
   const started = performance.now();
   let lastAnswer = started;
   // `amount` rather than a duration: every vote sent is answered, so the count of 200s is exact.
-  const result = await withProgress(`${votes} votes`, undefined, () => autocannon({
-    url: app.url(`poll/poll/${poll.id}/response`),
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': app.token },
-    connections,
-    amount: votes,
-    requests: [
-      {
-        setupRequest: (req) => {
-          sent += 1;
-          return { ...req, body: JSON.stringify({ userid: `voter${sent}`, choiceid: choices[sent % choices.length]?.id }) };
+  const result = await withProgress(`${votes} votes`, undefined, () =>
+    autocannon({
+      url: app.url(`poll/poll/${poll.id}/response`),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': app.token },
+      connections,
+      amount: votes,
+      requests: [
+        {
+          setupRequest: (req) => {
+            sent += 1;
+            return { ...req, body: JSON.stringify({ userid: `voter${sent}`, choiceid: choices[sent % choices.length]?.id }) };
+          },
+          onResponse: (status) => {
+            lastAnswer = performance.now();
+            if (status === 200) accepted += 1;
+            else refused += 1;
+          },
         },
-        onResponse: (status) => {
-          lastAnswer = performance.now();
-          if (status === 200) accepted += 1;
-          else refused += 1;
-        },
-      },
-    ],
-  }));
+      ],
+    }),
+  );
   // Up to the last answer: autocannon itself only notices it is done on its next one-second tick.
   const seconds = (lastAnswer - started) / 1000;
   const standings = await app.call<{ totalresponses: number; choices: { count: number }[] }>('GET', `poll/poll/${poll.id}/standings`);

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 
 /** Resident memory of a process in bytes (Linux /proc). */
 export function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number.parseInt(line?.replace(/\D+/g, '') ?? '0', 10) * 1024;
 }
 

@@ -134,12 +134,17 @@ async function main(): Promise<void> {
   try {
     for (const name of TARGETS) {
       const target =
-        name === 'engage1' ? await engageTarget(1, storage, SPEAKERS)
-        : name === 'engage2' ? await engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS)
-        : name === 'bare1' ? await bareTarget()
-        : name === 'sio1' ? await socketIoTarget(1, undefined)
-        : name === 'sio2' ? await socketIoTarget(2, redis?.url)
-        : undefined;
+        name === 'engage1'
+          ? await engageTarget(1, storage, SPEAKERS)
+          : name === 'engage2'
+            ? await engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS)
+            : name === 'bare1'
+              ? await bareTarget()
+              : name === 'sio1'
+                ? await socketIoTarget(1, undefined)
+                : name === 'sio2'
+                  ? await socketIoTarget(2, redis?.url)
+                  : undefined;
       if (target === undefined) throw new Error(`unknown target ${name}`);
       try {
         results.push(await measure(target));
@@ -152,12 +157,16 @@ async function main(): Promise<void> {
     await redis?.kill();
     await db?.drop();
   }
-  out('\n| target | delivered / expected | deliveries/s | deliveries per server CPU-s | p50 / p99 ms per node | first delivery p50 / p99 ms | post p50 / p99 ms | bytes per idle socket | server CPU % | generator CPU % |');
+  out(
+    '\n| target | delivered / expected | deliveries/s | deliveries per server CPU-s | p50 / p99 ms per node | first delivery p50 / p99 ms | post p50 / p99 ms | bytes per idle socket | server CPU % | generator CPU % |',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const latency = r.latencyByNode.map((l) => `${l.p50} / ${l.p99}`).join(', ');
     const first = r.firstDeliveryByNode.map((l) => `${l.p50} / ${l.p99}`).join(', ');
-    out(`| ${r.target} | ${r.delivered} / ${r.expected} | ${r.deliveriesPerSec} | ${r.deliveriesPerServerCpuSecond} | ${latency} | ${first} | ${r.postLatency.p50} / ${r.postLatency.p99} | ${r.bytesPerIdleSocket} | ${r.serverCpuPercent.join(', ')} | ${r.generatorCpuPercent} |`);
+    out(
+      `| ${r.target} | ${r.delivered} / ${r.expected} | ${r.deliveriesPerSec} | ${r.deliveriesPerServerCpuSecond} | ${latency} | ${first} | ${r.postLatency.p50} / ${r.postLatency.p99} | ${r.bytesPerIdleSocket} | ${r.serverCpuPercent.join(', ')} | ${r.generatorCpuPercent} |`,
+    );
   }
 }
 

@@ -6,13 +6,16 @@ const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'
 const url = (schemes: string[]) =>
   v.pipe(
     v.string(),
-    v.check((s) => {
-      try {
-        return schemes.includes(new URL(s).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a URL starting with ${schemes.join(' or ')}//`),
+    v.check(
+      (s) => {
+        try {
+          return schemes.includes(new URL(s).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL starting with ${schemes.join(' or ')}//`,
+    ),
   );
 const byteSize = v.pipe(
   v.string(),
@@ -25,11 +28,19 @@ const byteSize = v.pipe(
   v.minValue(1024, 'must be at least 1kb'),
 );
 
-const onOff = v.pipe(v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1'));
+const onOff = v.pipe(
+  v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+  v.transform((s) => s === 'true' || s === '1'),
+);
 const origins = v.pipe(
   v.string(),
-  v.transform((s) => s.split(',').map((o) => o.trim()).filter((o) => o !== '')),
-  v.check((list) => list.length === 1 && list[0] === '*' ? true : list.length > 0 && list.every(isOrigin), 'must be * or a comma-separated list of origins like https://example.com'),
+  v.transform((s) =>
+    s
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== ''),
+  ),
+  v.check((list) => (list.length === 1 && list[0] === '*' ? true : list.length > 0 && list.every(isOrigin)), 'must be * or a comma-separated list of origins like https://example.com'),
 );
 
 function isOrigin(s: string): boolean {

@@ -17,7 +17,9 @@ async function json<T>(res: Response, what: string): Promise<T> {
 /** Creates an application and a token on the server at `base`. */
 export async function benchApp(base: string): Promise<BenchApp> {
   const manage = <T>(path: string, body: unknown) =>
-    fetch(`${base}/api/v3/manage/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-manage-token': MANAGE_TOKEN }, body: JSON.stringify(body) }).then((r) => json<T>(r, path));
+    fetch(`${base}/api/v3/manage/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-manage-token': MANAGE_TOKEN }, body: JSON.stringify(body) }).then((r) =>
+      json<T>(r, path),
+    );
   const { appid } = await manage<{ appid: string }>('createapplication', { name: 'bench' });
   const { token } = await manage<{ token: string }>('createtoken', { applicationid: appid, name: 'bench' });
   const url = (path: string) => `${base}/api/v3/${appid}/${path}`;
@@ -26,6 +28,8 @@ export async function benchApp(base: string): Promise<BenchApp> {
     token,
     url,
     call: <T>(method: string, path: string, body?: unknown) =>
-      fetch(url(path), { method, headers: { 'content-type': 'application/json', 'x-api-token': token }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => json<T>(r, `${method} ${path}`)),
+      fetch(url(path), { method, headers: { 'content-type': 'application/json', 'x-api-token': token }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) =>
+        json<T>(r, `${method} ${path}`),
+      ),
   };
 }

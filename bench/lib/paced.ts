@@ -16,7 +16,9 @@ export async function paced(options: LoadOptions & { overallRate: number }): Pro
   const prebuilt = (body: string) => {
     const headers: Record<string, string> = { host: url.host, 'content-type': 'application/json', ...options.headers };
     if (body !== '') headers['content-length'] = String(Buffer.byteLength(body));
-    const head = `${options.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    const head = `${options.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
     return Buffer.from(head + body);
   };
   // One prebuilt request per body, sent in turn.

@@ -32,7 +32,12 @@ export async function call<T>(method: string, url: string, headers: Record<strin
     parsed = undefined;
   }
   if (!res.ok) {
-    const fields = parsed?.errors === undefined ? '' : Object.entries(parsed.errors).map(([field, why]) => ` ${field}: ${why}.`).join('');
+    const fields =
+      parsed?.errors === undefined
+        ? ''
+        : Object.entries(parsed.errors)
+            .map(([field, why]) => ` ${field}: ${why}.`)
+            .join('');
     throw new ApiError(res.status, `${parsed?.message || `HTTP ${res.status}`}${fields}`);
   }
   return parsed?.data as T;

@@ -30,18 +30,12 @@ export class Messages {
   async reply(app: Application, room: Room, parentId: string, userId: string, input: MessageInput): Promise<EventView> {
     const sender = await this.posting.sender(app, room, userId);
     const parent = await this.require(app, room.id, parentId);
-    return this.posting.post(
-      app,
-      room,
-      sender,
-      { ...input, eventtype: 'reply', parentId: parent.id, hierarchy: [...parent.hierarchy, parent.id], targetAuthor: parent.userId },
-      async (tx) => {
-        await tx
-          .update(chatEvents)
-          .set({ replyCount: sql`${chatEvents.replyCount} + 1` })
-          .where(eq(chatEvents.id, parent.id));
-      },
-    );
+    return this.posting.post(app, room, sender, { ...input, eventtype: 'reply', parentId: parent.id, hierarchy: [...parent.hierarchy, parent.id], targetAuthor: parent.userId }, async (tx) => {
+      await tx
+        .update(chatEvents)
+        .set({ replyCount: sql`${chatEvents.replyCount} + 1` })
+        .where(eq(chatEvents.id, parent.id));
+    });
   }
 
   /** A quoted reply: replyto holds the quoted event. */

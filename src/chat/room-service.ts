@@ -16,7 +16,6 @@ import { deleteRoomPeople, isAllowed, setPermission } from './store/participants
 import { deleteRoom, insertRoom, updateRoom, type RoomPatch } from './store/rooms.js';
 import { isUniqueViolation } from '../db/errors.js';
 
-
 function patchOf(body: RoomBody): RoomPatch {
   const p: RoomPatch = {};
   if (body.name !== undefined) p.name = body.name;

@@ -3,7 +3,6 @@ import { choice, customField, flag, integer, paging, requiredText, stringList, t
 import { userFields } from '../users/schemas.js';
 import { COMMAND_EVENT_TYPES } from './commands.js';
 
-
 const userId = () => requiredText(250);
 
 /** Create and update take the same body; on update every field is optional. */

@@ -60,10 +60,7 @@ async function main(): Promise<void> {
   try {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   } catch (err) {
-    const hint =
-      config.databaseUrl === undefined
-        ? `\nThe embedded database in ${config.dataDir} can be opened by one process only: stop the server using this DATA_DIR and try again.`
-        : '';
+    const hint = config.databaseUrl === undefined ? `\nThe embedded database in ${config.dataDir} can be opened by one process only: stop the server using this DATA_DIR and try again.` : '';
     return fail(`Cannot open the database: ${(err as Error).message}${hint}`, 1);
   }
   try {

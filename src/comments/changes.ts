@@ -34,7 +34,15 @@ export async function editComment(deps: CommentsDeps, app: Application, conversa
  * Logical delete or undelete by the author or a moderator. With permanentifnoreplies a comment
  * without replies is removed instead, and so is each logically deleted ancestor left childless.
  */
-export async function setDeleted(deps: CommentsDeps, app: Application, conversationId: string, commentId: string, userId: string, deleted: boolean, permanentIfNoReplies: boolean): Promise<DeleteResult> {
+export async function setDeleted(
+  deps: CommentsDeps,
+  app: Application,
+  conversationId: string,
+  commentId: string,
+  userId: string,
+  deleted: boolean,
+  permanentIfNoReplies: boolean,
+): Promise<DeleteResult> {
   const { conversation, comment } = await deps.reader.find(app, conversationId, commentId);
   await assertOwnerOrModerator(deps, app, comment, userId);
   if (deleted && permanentIfNoReplies) {

@@ -141,4 +141,3 @@ export async function deleteAllOfUser(q: Queryable, appId: string, userId: strin
     .returning({ id: comments.id });
   return changed.length;
 }
-

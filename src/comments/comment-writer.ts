@@ -47,7 +47,12 @@ export class CommentWriter {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
         const started = performance.now();
-        await this.db.transaction((tx) => store(tx, batch.map((p) => p.comment)));
+        await this.db.transaction((tx) =>
+          store(
+            tx,
+            batch.map((p) => p.comment),
+          ),
+        );
         metrics.observe(batch.length, started);
         for (const p of batch) p.resolve();
       } catch (err) {

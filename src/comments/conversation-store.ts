@@ -51,10 +51,7 @@ export async function findConversations(q: Queryable, appId: string, ids: string
     .where(
       and(
         eq(commentConversations.appId, appId),
-        or(
-          ids.length > 0 ? inArray(commentConversations.conversationId, ids) : sql`false`,
-          customIds.length > 0 ? inArray(commentConversations.customId, customIds) : sql`false`,
-        ),
+        or(ids.length > 0 ? inArray(commentConversations.conversationId, ids) : sql`false`, customIds.length > 0 ? inArray(commentConversations.customId, customIds) : sql`false`),
       ),
     );
 }

@@ -104,11 +104,7 @@ export async function readFirstReplies(q: Queryable, conversationKey: string, pa
     .from(c)
     .where(and(eq(c.conversationKey, conversationKey), inArray(c.parentId, parentIds), includeInactive ? undefined : eq(c.active, true)))
     .as('ranked');
-  const found = await q
-    .select()
-    .from(ranked)
-    .where(lte(ranked.rank, limit))
-    .orderBy(asc(ranked.parentId), asc(ranked.added), asc(ranked.id));
+  const found = await q.select().from(ranked).where(lte(ranked.rank, limit)).orderBy(asc(ranked.parentId), asc(ranked.added), asc(ranked.id));
   return found.map(({ rank: _rank, ...comment }) => comment);
 }
 

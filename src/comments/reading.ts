@@ -14,9 +14,9 @@ import { commentView, conversationView, usersOf, type Comment, type CommentView,
 
 const MAX_OFFSET = 1_000_000_000;
 /** A cursor's position: the ISO time and id of the row it continues after (as this service wrote it). */
-export const isTimeKey = (x: unknown): x is TimeKey =>
-  typeof x === 'object' && x !== null && isCursorTime((x as TimeKey).a) && typeof (x as TimeKey).i === 'string';
-const isOffset = (x: unknown): x is { o: number } => typeof x === 'object' && x !== null && Number.isInteger((x as { o: number }).o) && (x as { o: number }).o >= 0 && (x as { o: number }).o <= MAX_OFFSET;
+export const isTimeKey = (x: unknown): x is TimeKey => typeof x === 'object' && x !== null && isCursorTime((x as TimeKey).a) && typeof (x as TimeKey).i === 'string';
+const isOffset = (x: unknown): x is { o: number } =>
+  typeof x === 'object' && x !== null && Number.isInteger((x as { o: number }).o) && (x as { o: number }).o >= 0 && (x as { o: number }).o <= MAX_OFFSET;
 export const timeKeyOf = (c: Comment): TimeKey => ({ a: c.added.toISOString(), i: c.id });
 
 export interface PageRequest {
@@ -80,7 +80,17 @@ export class Reader {
     const ticket = this.cache.ticket();
     const conversation = await this.conversations.require(app, conversationId);
     const { items, next } = await this.page(conversation, '', q.filterpostedbyuserid, q);
-    const all = q.includechildren ? withDescendants(items, await readDescendants(this.db, conversation.key, items.map((c) => c.id), q.includeinactive)) : items;
+    const all = q.includechildren
+      ? withDescendants(
+          items,
+          await readDescendants(
+            this.db,
+            conversation.key,
+            items.map((c) => c.id),
+            q.includeinactive,
+          ),
+        )
+      : items;
     const { views, expires } = await this.renderTimed(app, () => conversation.conversationId, all);
     const json = JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }));
     if (pageKey !== undefined) this.cache.put(ticket, app.id, conversationId, pageKey, json, expires);
@@ -103,7 +113,15 @@ export class Reader {
     const byParent = groupBy(found, (c) => c.parentId);
     const groups = [...new Set(parentIds)].map((parentId) => {
       const { items, next } = pageOf(byParent.get(parentId) ?? [], childLimit, timeKeyOf);
-      return { ...listPayload('list.commentreplygroup', 'comments', items.map((c) => views.get(c.id)), next), parentid: parentId };
+      return {
+        ...listPayload(
+          'list.commentreplygroup',
+          'comments',
+          items.map((c) => views.get(c.id)),
+          next,
+        ),
+        parentid: parentId,
+      };
     });
     return { kind: 'list.repliesbyparentid', conversation: conversationView(conversation), itemcount: groups.length, repliesgroupedbyparentid: groups };
   }

@@ -5,11 +5,23 @@ import { REPORT_TYPES, userFields } from '../users/schemas.js';
 
 /** Postgres text cannot hold NUL characters: they are refused as bad input instead of failing the write. */
 const NUL = '\u0000';
-const noNul = <S extends v.GenericSchema<unknown, string>>(schema: S) => v.pipe(schema, v.check((s: string) => !s.includes(NUL), NUL_REFUSED));
+const noNul = <S extends v.GenericSchema<unknown, string>>(schema: S) =>
+  v.pipe(
+    schema,
+    v.check((s: string) => !s.includes(NUL), NUL_REFUSED),
+  );
 const txt = (max: number) => noNul(text(max));
 const reqTxt = (max: number) => noNul(requiredText(max));
-const ids = (max: number) => v.pipe(stringList(max), v.check((xs) => xs.every((x) => !x.includes(NUL)), NUL_REFUSED));
-const tags = () => v.pipe(stringList(100), v.check((xs) => xs.every((x) => !x.includes(NUL) && x.length <= 250), 'must be tags of at most 250 characters without NUL'));
+const ids = (max: number) =>
+  v.pipe(
+    stringList(max),
+    v.check((xs) => xs.every((x) => !x.includes(NUL)), NUL_REFUSED),
+  );
+const tags = () =>
+  v.pipe(
+    stringList(100),
+    v.check((xs) => xs.every((x) => !x.includes(NUL) && x.length <= 250), 'must be tags of at most 250 characters without NUL'),
+  );
 /** A timestamp Postgres can store (years 1 to 9999). */
 const when = () =>
   v.pipe(
@@ -64,18 +76,31 @@ const ENTITIES = ['reactions', 'likecount', 'commentcount'];
 export const ConversationDetails = v.object({
   ids: v.optional(ids(200), []),
   cid: v.optional(ids(200), []),
-  entities: v.optional(v.pipe(stringList(3), v.check((xs) => xs.every((x) => ENTITIES.includes(x.toLowerCase())), 'must be among reactions, likecount, commentcount')), []),
+  entities: v.optional(
+    v.pipe(
+      stringList(3),
+      v.check((xs) => xs.every((x) => ENTITIES.includes(x.toLowerCase())), 'must be among reactions, likecount, commentcount'),
+    ),
+    [],
+  ),
 });
 
 const REACTION = /^(like|emoji:.+)$/u;
 export const React = v.object({
   userid: reqTxt(250),
-  reaction: v.pipe(reqTxt(64), v.check((s) => REACTION.test(s), 'must be like or emoji:{emoji}')),
+  reaction: v.pipe(
+    reqTxt(64),
+    v.check((s) => REACTION.test(s), 'must be like or emoji:{emoji}'),
+  ),
   reacted: flag(),
 });
 
 /** commenttype is int32 in the typed schema; 0 (its only listed value) is `comment`. */
-const commentType = () => v.pipe(txt(64), v.transform((s) => (s === '' || /^\d+$/.test(s) ? 'comment' : s)));
+const commentType = () =>
+  v.pipe(
+    txt(64),
+    v.transform((s) => (s === '' || /^\d+$/.test(s) ? 'comment' : s)),
+  );
 
 export const CreateComment = v.object({
   userid: reqTxt(250),
@@ -133,4 +158,3 @@ export const ReportComment = v.object({ userid: reqTxt(250), reporttype: choice(
 
 export const ModerationQueue = v.object({ conversationid: v.optional(txt(250), ''), ...paging(50, 200) });
 export const Decision = v.object({ approve: flag() });
-

@@ -71,7 +71,8 @@ export function asyncApiDocument(info: { version: string }): JsonSchema {
   const messages: Record<string, JsonSchema> = {};
   for (const [type, schema] of Object.entries(CLIENT_FRAMES)) messages[type] = { name: type, title: `${type} (client → server)`, payload: jsonSchemaOf(schema) };
   for (const [type, { summary, payload }] of Object.entries(SERVER_FRAMES)) messages[type] = { name: type, title: `${type} (server → client)`, summary, payload };
-  for (const kind of TOPIC_KINDS) messages[`event-${kind}`] = { name: `event-${kind}`, title: `event on ${kind}:{id}`, summary: `Who may subscribe: ${TOPICS[kind].who}.`, payload: eventPayload(kind) };
+  for (const kind of TOPIC_KINDS)
+    messages[`event-${kind}`] = { name: `event-${kind}`, title: `event on ${kind}:{id}`, summary: `Who may subscribe: ${TOPICS[kind].who}.`, payload: eventPayload(kind) };
 
   const serverTypes = [...Object.keys(SERVER_FRAMES), ...TOPIC_KINDS.map((k) => `event-${k}`)];
   return {

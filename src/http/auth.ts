@@ -47,7 +47,7 @@ export function assertClientAccess(route: RouteDef, actor: Actor | null): void {
   const access = route.access ?? (route.method === 'GET' ? 'public' : 'user');
   if (access === 'public') return;
   if (actor === null) throw forbidden(NEEDS_USER_TOKEN);
-  if (access === 'admin' && actor.role !== 'admin') throw forbidden('A client token needs an admin\'s user token for application administration.');
+  if (access === 'admin' && actor.role !== 'admin') throw forbidden("A client token needs an admin's user token for application administration.");
 }
 
 /** A user token acts only as its own user; the API token (no actor), moderators and admins act as anyone. */

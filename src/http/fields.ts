@@ -42,11 +42,17 @@ export const text = (maxLength = 65536) =>
   );
 
 export const requiredText = (maxLength = 65536) =>
-  v.pipe(text(maxLength), v.check((s) => s.trim() !== '', 'is required'));
+  v.pipe(
+    text(maxLength),
+    v.check((s) => s.trim() !== '', 'is required'),
+  );
 
 /** Custom fields are limited in bytes, not characters. */
 export const bytesText = (maxBytes: number) =>
-  v.pipe(text(maxBytes * 4), v.check((s) => Buffer.byteLength(s, 'utf8') <= maxBytes, `must be at most ${maxBytes} bytes`));
+  v.pipe(
+    text(maxBytes * 4),
+    v.check((s) => Buffer.byteLength(s, 'utf8') <= maxBytes, `must be at most ${maxBytes} bytes`),
+  );
 
 /** customfield1 and customfield2: up to 1024 bytes each (api-v3.md, Limits). */
 export const customField = () => v.optional(bytesText(1024));
@@ -64,11 +70,7 @@ export const choice = <const T extends readonly string[]>(values: T, numbered = 
 export const stringList = (maxItems = 1000) =>
   v.pipe(
     v.union([v.array(v.union([v.string(), v.number()])), v.string()], 'must be a list of strings'),
-    v.transform((x) =>
-      (Array.isArray(x) ? x.map(String) : x.split(','))
-        .map((s) => s.trim())
-        .filter((s) => s !== ''),
-    ),
+    v.transform((x) => (Array.isArray(x) ? x.map(String) : x.split(',')).map((s) => s.trim()).filter((s) => s !== '')),
     v.maxLength(maxItems, `must have at most ${maxItems} items`),
   );
 

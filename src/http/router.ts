@@ -8,10 +8,7 @@ interface Node {
 
 const newNode = (): Node => ({ fixed: new Map(), param: undefined, routes: new Map() });
 
-export type Match =
-  | { kind: 'found'; route: RouteDef; params: Record<string, string> }
-  | { kind: 'wrong-method'; allowed: Method[] }
-  | { kind: 'none' };
+export type Match = { kind: 'found'; route: RouteDef; params: Record<string, string> } | { kind: 'wrong-method'; allowed: Method[] } | { kind: 'none' };
 
 /** Matches of recent request lines: the same few URLs (a busy room's) come again and again. */
 const MATCH_CACHE_SIZE = 4096;

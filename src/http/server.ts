@@ -80,11 +80,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       // A preflight from an origin not allowed gets no allow-origin: the browser stops there.
       if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
       if (!deps.cors.anyOrigin) res.writeHeader('vary', 'origin');
-      res
-        .writeHeader('access-control-allow-methods', CORS_METHODS)
-        .writeHeader('access-control-allow-headers', CORS_HEADERS)
-        .writeHeader('access-control-max-age', '86400')
-        .end();
+      res.writeHeader('access-control-allow-methods', CORS_METHODS).writeHeader('access-control-allow-headers', CORS_HEADERS).writeHeader('access-control-max-age', '86400').end();
     });
   });
 

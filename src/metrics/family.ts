@@ -106,7 +106,13 @@ export class ValueFamily extends Family<ValueCell> {
 }
 
 export class HistogramFamily extends Family<HistogramCell> {
-  constructor(registry: Registry, name: string, help: string, labelNames: readonly string[], private readonly bounds: readonly number[]) {
+  constructor(
+    registry: Registry,
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    private readonly bounds: readonly number[],
+  ) {
     super(registry, name, help, 'histogram', labelNames);
   }
 

@@ -21,13 +21,9 @@ export const httpRequestSeconds = new HistogramFamily(
   LATENCY_BUCKETS,
 );
 
-const wsFramesSent = new ValueFamily(
-  registry,
-  `${PREFIX}ws_frames_sent_total`,
-  'WebSocket frames sent: direct (answers, replays) or published (live events, one per subscribed socket)',
-  'counter',
-  ['kind'],
-);
+const wsFramesSent = new ValueFamily(registry, `${PREFIX}ws_frames_sent_total`, 'WebSocket frames sent: direct (answers, replays) or published (live events, one per subscribed socket)', 'counter', [
+  'kind',
+]);
 
 export const wsMetrics = {
   connections: new ValueFamily(registry, `${PREFIX}ws_connections`, 'Open WebSocket connections', 'gauge', []).cell(),
@@ -35,7 +31,13 @@ export const wsMetrics = {
   framesIn: new ValueFamily(registry, `${PREFIX}ws_frames_received_total`, 'WebSocket frames received from clients', 'counter', []).cell(),
   framesSentDirect: wsFramesSent.cell('direct'),
   framesSentPublished: wsFramesSent.cell('published'),
-  slowConsumersClosed: new ValueFamily(registry, `${PREFIX}ws_slow_consumers_closed_total`, 'WebSocket connections closed with 4008 (more unsent bytes than WS_MAX_BACKPRESSURE)', 'counter', []).cell(),
+  slowConsumersClosed: new ValueFamily(
+    registry,
+    `${PREFIX}ws_slow_consumers_closed_total`,
+    'WebSocket connections closed with 4008 (more unsent bytes than WS_MAX_BACKPRESSURE)',
+    'counter',
+    [],
+  ).cell(),
 };
 
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);

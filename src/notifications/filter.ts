@@ -9,7 +9,25 @@ export const NOTIFIED_TYPES = ['reply', 'quote', 'mention', 'reaction'] as const
 type NotifiedType = (typeof NOTIFIED_TYPES)[number];
 
 /** Chat event types (as the SDKs name them) that never produce a notification. */
-const SILENT_CHAT_TYPES = ['speech', 'purge', 'mute', 'banned', 'bounce', 'userrolesupdated', 'replace', 'remove', 'roomclosed', 'roomopened', 'action', 'ad', 'exit', 'enter', 'announcement', 'custom', 'goal'];
+const SILENT_CHAT_TYPES = [
+  'speech',
+  'purge',
+  'mute',
+  'banned',
+  'bounce',
+  'userrolesupdated',
+  'replace',
+  'remove',
+  'roomclosed',
+  'roomopened',
+  'action',
+  'ad',
+  'exit',
+  'enter',
+  'announcement',
+  'custom',
+  'goal',
+];
 const SILENT_COMMENT_TYPES = ['published'];
 
 /** One kind of notification a filter asks for; `entity` null: chat or comment. */

@@ -51,12 +51,21 @@ function where(appId: string, userId: string, target: Target) {
 
 export async function setRead(q: Queryable, appId: string, userId: string, target: Target, read: boolean): Promise<Notification[]> {
   const whenRead = read ? sql`coalesce(${notifications.whenRead}, now())` : null;
-  const changed = await q.update(notifications).set({ read, whenRead }).where(where(appId, userId, target)).returning();
+  const changed = await q
+    .update(notifications)
+    .set({ read, whenRead })
+    .where(where(appId, userId, target))
+    .returning();
   return newestFirst(changed);
 }
 
 export async function remove(q: Queryable, appId: string, userId: string, target: Target): Promise<Notification[]> {
-  return newestFirst(await q.delete(notifications).where(where(appId, userId, target)).returning());
+  return newestFirst(
+    await q
+      .delete(notifications)
+      .where(where(appId, userId, target))
+      .returning(),
+  );
 }
 
 const newestFirst = (list: Notification[]) => list.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

@@ -80,8 +80,18 @@ export function pollsArea(core: Core): Area {
           const before = stringCursor(ctx.query.cursor);
           const rows = await store.listPolls(db, ctx.app.id, ctx.query.includeunpublished, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (p) => p.id);
-          const choices = await store.choicesByPoll(db, items.map((p) => p.id));
-          return ok(listPayload('list.polls', 'polls', items.map((p) => pollView(p, choices.get(p.id) ?? [])), next));
+          const choices = await store.choicesByPoll(
+            db,
+            items.map((p) => p.id),
+          );
+          return ok(
+            listPayload(
+              'list.polls',
+              'polls',
+              items.map((p) => pollView(p, choices.get(p.id) ?? [])),
+              next,
+            ),
+          );
         },
       }),
       route({

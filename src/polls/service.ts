@@ -41,8 +41,7 @@ function pollColumns(input: PollInput): Partial<NewPoll> {
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
 }
 
-const customIdTaken = (customId: string | null | undefined) =>
-  conflict(`The customid ${customId ?? ''} is already used by another poll.`, { customid: 'is already in use' });
+const customIdTaken = (customId: string | null | undefined) => conflict(`The customid ${customId ?? ''} is already used by another poll.`, { customid: 'is already in use' });
 
 /** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
 export class PollService {

@@ -20,12 +20,18 @@ export async function updatePoll(q: Queryable, appId: string, id: string, patch:
 }
 
 export async function findPoll(q: Queryable, appId: string, id: string): Promise<Poll | undefined> {
-  const [poll] = await q.select().from(polls).where(and(eq(polls.appId, appId), eq(polls.id, id)));
+  const [poll] = await q
+    .select()
+    .from(polls)
+    .where(and(eq(polls.appId, appId), eq(polls.id, id)));
   return poll;
 }
 
 export async function findPollByCustomId(q: Queryable, appId: string, customId: string): Promise<Poll | undefined> {
-  const [poll] = await q.select().from(polls).where(and(eq(polls.appId, appId), eq(polls.customId, customId)));
+  const [poll] = await q
+    .select()
+    .from(polls)
+    .where(and(eq(polls.appId, appId), eq(polls.customId, customId)));
   return poll;
 }
 
@@ -54,7 +60,10 @@ export async function lockPolls(q: Queryable, ids: string[]): Promise<Poll[]> {
 
 /** A poll without a lock, with its row version (xmin). */
 export async function pollWithVersion(q: Queryable, id: string): Promise<{ poll: Poll; version: string } | undefined> {
-  const [found] = await q.select({ ...getTableColumns(polls), version: sql<string>`${polls}.xmin::text` }).from(polls).where(eq(polls.id, id));
+  const [found] = await q
+    .select({ ...getTableColumns(polls), version: sql<string>`${polls}.xmin::text` })
+    .from(polls)
+    .where(eq(polls.id, id));
   if (found === undefined) return undefined;
   const { version, ...poll } = found;
   return { poll, version };

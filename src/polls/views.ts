@@ -1,7 +1,6 @@
 import type { Choice, Lead, Poll, PollResponse } from './types.js';
 import { isoOrNull } from '../iso.js';
 
-
 export function choiceView(c: Choice) {
   return {
     kind: 'poll.choice',

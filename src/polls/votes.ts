@@ -183,7 +183,15 @@ interface Decided {
 /** Any batch: lock the polls, decide, write, in one transaction. */
 async function applyLocked(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
   const locked = await store.lockPolls(tx, [...new Set(batch.map((v) => v.pollId))]);
-  const decided = decide(batch, locked, await store.votingState(tx, locked.map((p) => p.id), votersOf(batch)));
+  const decided = decide(
+    batch,
+    locked,
+    await store.votingState(
+      tx,
+      locked.map((p) => p.id),
+      votersOf(batch),
+    ),
+  );
   await store.recordVotes(tx, decided.accepted, decided.byChoice, decided.byPoll);
   return decided.outcomes;
 }

@@ -34,7 +34,22 @@ export interface Connection {
 export type Socket = WebSocket<Connection>;
 
 export function newConnection(appId: string, address: string, frames: FrameBudget | undefined, offered: Connection['offered'], origin: string): Connection {
-  return { appId, address, frames, offered, origin, app: undefined, tokenId: undefined, scope: 'client', actor: null, topics: new Set(), resuming: new Map(), queue: Promise.resolve(), authTimer: undefined, closed: false };
+  return {
+    appId,
+    address,
+    frames,
+    offered,
+    origin,
+    app: undefined,
+    tokenId: undefined,
+    scope: 'client',
+    actor: null,
+    topics: new Set(),
+    resuming: new Map(),
+    queue: Promise.resolve(),
+    authTimer: undefined,
+    closed: false,
+  };
 }
 
 /** Acting for any user without a user token is the backend's, with a server token only. */

@@ -32,7 +32,12 @@ export interface EndpointDeps {
 }
 
 function refuseUpgrade(res: HttpResponse, status: number, message: string): void {
-  res.cork(() => res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8').end(envelope(status, message, null)));
+  res.cork(() =>
+    res
+      .writeStatus(statusLine(status))
+      .writeHeader('content-type', 'application/json; charset=utf-8')
+      .end(envelope(status, message, null)),
+  );
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */

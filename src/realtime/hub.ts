@@ -33,7 +33,10 @@ export class LiveHub {
   private readonly interceptors = new Map<string, Set<Interceptor>>();
   private readonly stopListening: () => void;
 
-  constructor(bus: Bus, private readonly log: Logger) {
+  constructor(
+    bus: Bus,
+    private readonly log: Logger,
+  ) {
     this.stopListening = bus.onMessage((appId, message) => {
       if (parseTopic(message.topic) === undefined) return;
       this.publishLocal(appId, message.topic, message.payload as LiveMessage);

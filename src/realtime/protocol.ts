@@ -51,7 +51,11 @@ export function parseTopic(name: string): Topic | undefined {
 }
 
 /** Every string of a frame may reach a query: text Postgres cannot hold is refused as a bad frame. */
-const storable = () => v.check((s: string) => unstorable(s) === undefined, (issue) => unstorable(issue.input) ?? '');
+const storable = () =>
+  v.check(
+    (s: string) => unstorable(s) === undefined,
+    (issue) => unstorable(issue.input) ?? '',
+  );
 const str = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'is required'), v.maxLength(max, `must be at most ${max} characters`), storable());
 
 const Auth = v.object({ type: v.literal('auth'), token: str(200), jwt: v.optional(str(4096)) });

@@ -26,11 +26,17 @@ export class RedisBus implements Bus {
   private readonly subscriber: Redis;
   private subscribed = false;
 
-  constructor(url: string, private readonly log: Logger) {
+  constructor(
+    url: string,
+    private readonly log: Logger,
+  ) {
     const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
     this.publisher = new Redis(url, options);
     this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
-    for (const [name, conn] of [['publisher', this.publisher], ['subscriber', this.subscriber]] as const) {
+    for (const [name, conn] of [
+      ['publisher', this.publisher],
+      ['subscriber', this.subscriber],
+    ] as const) {
       conn.on('error', (err: Error) => log.warn({ conn: name, err: err.message }, 'redis bus connection error'));
       conn.on('close', () => log.warn({ conn: name }, 'redis bus connection lost; serving local subscribers only'));
       let connectedBefore = false;

@@ -49,11 +49,19 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
           }
           const op = parsed.output;
           const signal: SignalOp =
-            op.op === 'heartbeat' ? { kind: 'presence', key: op.key, amount: 1 } : op.op === 'increment' ? { kind: 'metric', key: op.key, amount: op.by } : { kind: 'gauge', key: op.key, amount: op.value };
+            op.op === 'heartbeat'
+              ? { kind: 'presence', key: op.key, amount: 1 }
+              : op.op === 'increment'
+                ? { kind: 'metric', key: op.key, amount: op.by }
+                : { kind: 'gauge', key: op.key, amount: op.value };
           valid.push({ index, signal });
         });
         // Each operation is judged against the context as the ones before it in the batch leave it.
-        const fits = telemetry.fitting(ctx.app.id, contextid, valid.map((op) => op.signal));
+        const fits = telemetry.fitting(
+          ctx.app.id,
+          contextid,
+          valid.map((op) => op.signal),
+        );
         const accepted: SignalOp[] = [];
         valid.forEach(({ index, signal }, k) => {
           if (fits[k] === true) accepted.push(signal);

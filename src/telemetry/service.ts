@@ -35,7 +35,10 @@ export class TelemetryService {
   private readonly pushed = new Map<string, string>();
   private readonly timers: NodeJS.Timeout[];
 
-  constructor(core: Core, private readonly hub: LiveHub) {
+  constructor(
+    core: Core,
+    private readonly hub: LiveHub,
+  ) {
     this.store = new ContextStore(core.config.presenceWindowSeconds);
     this.sync = new TelemetrySync(core.bus, (appId, contextid, op) => this.store.apply(appId, contextid, op, Date.now()));
     this.timers = [setInterval(() => this.pushChanges(), PUSH_INTERVAL_MS), setInterval(() => this.store.evictIdle(Date.now()), EVICT_INTERVAL_MS)];

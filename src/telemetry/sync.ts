@@ -27,7 +27,10 @@ export class TelemetrySync {
   private flushScheduled = false;
   private readonly stopListening: () => void;
 
-  constructor(private readonly bus: Bus, apply: RemoteApply) {
+  constructor(
+    private readonly bus: Bus,
+    apply: RemoteApply,
+  ) {
     this.stopListening = bus.onMessage((appId, message) => {
       if (message.topic !== TOPIC) return;
       const batch = message.payload as WireBatch;

@@ -13,7 +13,21 @@ import {
 // and chat is full of scores and prices.
 const matcher = new RegExpMatcher({
   ...englishDataset.build(),
-  blacklistMatcherTransformers: [resolveConfusablesTransformer(), toAsciiLowerCaseTransformer(), collapseDuplicatesTransformer({ defaultThreshold: 1, customThresholds: new Map([['b', 2], ['e', 2], ['o', 2], ['l', 2], ['s', 2], ['g', 2]]) })],
+  blacklistMatcherTransformers: [
+    resolveConfusablesTransformer(),
+    toAsciiLowerCaseTransformer(),
+    collapseDuplicatesTransformer({
+      defaultThreshold: 1,
+      customThresholds: new Map([
+        ['b', 2],
+        ['e', 2],
+        ['o', 2],
+        ['l', 2],
+        ['s', 2],
+        ['g', 2],
+      ]),
+    }),
+  ],
   whitelistMatcherTransformers: englishRecommendedWhitelistMatcherTransformers,
 });
 const censor = new TextCensor().setStrategy(asteriskCensorStrategy());

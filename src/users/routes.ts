@@ -19,7 +19,10 @@ export function usersArea(core: Core): Area {
     const before = page.cursor === '' ? undefined : decodeCursor(page.cursor, isQueueKey);
     const rows = await store.listReportedUsers(db, ctx.app.userPool, before, page.limit + 1);
     const { items, next } = pageOf(rows, page.limit, (r): QueueKey => [r.lastkey, r.user_id]);
-    const byId = await users.getMany(ctx.app, items.map((r) => r.user_id));
+    const byId = await users.getMany(
+      ctx.app,
+      items.map((r) => r.user_id),
+    );
     const reported = items.map((r) => {
       const user = byId.get(r.user_id);
       return { kind: 'app.reporteduser', userid: r.user_id, user: user === undefined ? null : userView(user), reports: r.reports, reportcount: r.reports.length };

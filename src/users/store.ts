@@ -8,13 +8,19 @@ import type { User } from './types.js';
 export type UserPatch = Partial<Omit<typeof users.$inferInsert, 'pool' | 'userId' | 'added'>>;
 
 export async function findUser(q: Queryable, pool: string, userId: string): Promise<User | undefined> {
-  const [row] = await q.select().from(users).where(and(eq(users.pool, pool), eq(users.userId, userId)));
+  const [row] = await q
+    .select()
+    .from(users)
+    .where(and(eq(users.pool, pool), eq(users.userId, userId)));
   return row;
 }
 
 export async function findUsers(q: Queryable, pool: string, userIds: string[]): Promise<User[]> {
   if (userIds.length === 0) return [];
-  return q.select().from(users).where(and(eq(users.pool, pool), inArray(users.userId, userIds)));
+  return q
+    .select()
+    .from(users)
+    .where(and(eq(users.pool, pool), inArray(users.userId, userIds)));
 }
 
 /** Of the candidate handles, those held by someone other than `userId`. */
@@ -39,7 +45,11 @@ export async function usersByHandle(q: Queryable, pool: string, handlesLower: st
 
 /** Inserts a new user; undefined when the userid already exists (a concurrent create won). */
 export async function insertUser(q: Queryable, row: typeof users.$inferInsert): Promise<User | undefined> {
-  const [created] = await q.insert(users).values(row).onConflictDoNothing({ target: [users.pool, users.userId] }).returning();
+  const [created] = await q
+    .insert(users)
+    .values(row)
+    .onConflictDoNothing({ target: [users.pool, users.userId] })
+    .returning();
   return created;
 }
 
@@ -53,7 +63,10 @@ export async function updateUser(q: Queryable, pool: string, userId: string, pat
 }
 
 export async function deleteUser(q: Queryable, pool: string, userId: string): Promise<User | undefined> {
-  const [row] = await q.delete(users).where(and(eq(users.pool, pool), eq(users.userId, userId))).returning();
+  const [row] = await q
+    .delete(users)
+    .where(and(eq(users.pool, pool), eq(users.userId, userId)))
+    .returning();
   return row;
 }
 
@@ -71,7 +84,6 @@ export interface UserSearch {
   name?: string | undefined;
   userid?: string | undefined;
 }
-
 
 /** Handle and userid match by prefix, name as a substring; all case-insensitive. */
 export async function searchUsers(q: Queryable, pool: string, search: UserSearch, after: string, limit: number): Promise<User[]> {

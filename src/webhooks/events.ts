@@ -18,10 +18,7 @@ export const WEBHOOK_EVENTS = [
 
 const KNOWN = new Set<string>(WEBHOOK_EVENTS);
 /** Unprefixed chat names (`speech`, `reply`, ...) mean the chat event; `published` means the comment one. */
-const UNPREFIXED = new Map<string, string>([
-  ...WEBHOOK_EVENTS.filter((e) => e.startsWith('chat')).map((e): [string, string] => [e.slice(4), e]),
-  ['published', 'commentpublished'],
-]);
+const UNPREFIXED = new Map<string, string>([...WEBHOOK_EVENTS.filter((e) => e.startsWith('chat')).map((e): [string, string] => [e.slice(4), e]), ['published', 'commentpublished']]);
 
 /** The stored (prefixed) name of an event name as a client may send it, or undefined if unknown. */
 export function eventName(name: string): string | undefined {

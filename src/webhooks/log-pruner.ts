@@ -36,12 +36,15 @@ export class LogPruner {
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.pass = this.prune().finally(() => {
-        this.pass = undefined;
-        if (!this.stopped) this.schedule();
-      });
-    }, Math.min(MAX_INTERVAL_MS, Math.max(1000, (this.retentionSeconds * 1000) / 10)));
+    this.timer = setTimeout(
+      () => {
+        this.pass = this.prune().finally(() => {
+          this.pass = undefined;
+          if (!this.stopped) this.schedule();
+        });
+      },
+      Math.min(MAX_INTERVAL_MS, Math.max(1000, (this.retentionSeconds * 1000) / 10)),
+    );
     this.timer.unref();
   }
 

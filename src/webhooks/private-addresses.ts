@@ -3,10 +3,30 @@ import { BlockList, isIP } from 'node:net';
 
 /** Loopback, private, link-local, shared, reserved and multicast ranges: never a webhook receiver with WEBHOOK_DENY_PRIVATE. */
 const PRIVATE = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
   PRIVATE.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`, or as URLs write it, `::ffff:7f00:1`). */
 function mappedIpv4(address: string): string | undefined {

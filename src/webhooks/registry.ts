@@ -35,7 +35,11 @@ export class HookRegistry {
   async forApp(appId: string): Promise<Webhook[]> {
     const cached = this.byApp.get(appId);
     if (cached !== undefined) return cached;
-    return this.loading.run(appId, () => store.hooksOf(this.db, appId), (hooks) => this.byApp.set(appId, hooks));
+    return this.loading.run(
+      appId,
+      () => store.hooksOf(this.db, appId),
+      (hooks) => this.byApp.set(appId, hooks),
+    );
   }
 
   changed(appId: string): void {

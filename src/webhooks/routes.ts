@@ -16,7 +16,6 @@ import { WebhookService } from './service.js';
 import * as store from './store.js';
 import { logEntryView, webhookView } from './views.js';
 
-
 export function webhooksArea(core: Core): Area {
   const { db } = core;
   const log = core.log.child({ area: 'webhooks' });
@@ -27,7 +26,8 @@ export function webhooksArea(core: Core): Area {
   // Prepublish hooks are sent from this thread.
   if (core.config.webhookDenyPrivate) denyPrivateReceivers();
   const assertReceiverAllowed = async (url: string) => {
-    if (core.config.webhookDenyPrivate && (await resolvesPrivate(url))) throw badRequest('The webhook URL resolves to a loopback or private address.', { url: 'must not resolve to a loopback or private address' });
+    if (core.config.webhookDenyPrivate && (await resolvesPrivate(url)))
+      throw badRequest('The webhook URL resolves to a loopback or private address.', { url: 'must not resolve to a loopback or private address' });
   };
   core.hooks.add(new WebhookPublishHook(db, core.apps, registry, deliveries, core.config.webhookFailureLimit, log));
 

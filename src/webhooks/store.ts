@@ -28,7 +28,10 @@ export async function updateHook(q: Queryable, appId: string, id: string, fields
 
 /** Deletes the hook with its pending deliveries, messages and log, in one statement. */
 export async function deleteHook(q: Queryable, appId: string, id: string): Promise<Webhook | undefined> {
-  const own = q.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
+  const own = q
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
   const [row] = await q
     .with(
       q.$with('outbox').as(q.delete(webhookOutbox).where(inArray(webhookOutbox.webhookId, own)).returning({ id: webhookOutbox.id })),
@@ -42,7 +45,10 @@ export async function deleteHook(q: Queryable, appId: string, id: string): Promi
 }
 
 export async function findHook(q: Queryable, appId: string, id: string): Promise<Webhook | undefined> {
-  const [row] = await q.select().from(webhooks).where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
+  const [row] = await q
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
   return row;
 }
 
@@ -83,8 +89,7 @@ export interface OutboxRow {
  * ship many bodies. A body goes as a string, not as a JSON value: Postgres refuses some escapes
  * inside a `json` value (\u0000, a lone surrogate) that a text column stores as they are.
  */
-const messageColumns = (items: OutboxRow[]) =>
-  sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text)`;
+const messageColumns = (items: OutboxRow[]) => sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text)`;
 
 /**
  * Stores messages and queues them for delivery: one statement, whatever the number. The first
@@ -93,13 +98,17 @@ const messageColumns = (items: OutboxRow[]) =>
  */
 export async function enqueue(q: Queryable, items: OutboxRow[], held: number, holdSeconds: number): Promise<void> {
   if (items.length === 0) return;
-  await preparedRows(q, 'webhook_enqueue', sql`with stored as (
+  await preparedRows(
+    q,
+    'webhook_enqueue',
+    sql`with stored as (
       insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
       select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(items)} returning id, webhook_id
     )
     insert into ${webhookOutbox} (id, webhook_id, attempts, locked_until)
     select s.id, s.webhook_id, case when h.id is null then 0 else 1 end, case when h.id is null then null else now() + make_interval(secs => ${holdSeconds}) end
-    from stored s left join unnest(${textArray(items.slice(0, held).map((r) => r.id))}::text[]) as h(id) on h.id = s.id`);
+    from stored s left join unnest(${textArray(items.slice(0, held).map((r) => r.id))}::text[]) as h(id) on h.id = s.id`,
+  );
 }
 
 export interface ClaimedRow {

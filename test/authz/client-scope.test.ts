@@ -66,7 +66,7 @@ describe('a client-scoped API token', () => {
     for (const res of refused) expectEnvelope(res, 403);
   });
 
-  it('writes as the user token\'s user only', async () => {
+  it("writes as the user token's user only", async () => {
     const asAlice = await as(alice);
     expectEnvelope(await asAlice.post(`chat/rooms/${roomid}/command`, { userid: alice, command: 'hi from alice' }), 200);
     expectEnvelope(await asAlice.post(`chat/rooms/${roomid}/command`, { userid: bob, command: 'pretending' }), 403);
@@ -75,7 +75,7 @@ describe('a client-scoped API token', () => {
     expectEnvelope(await asAlice.post(`poll/poll/${pollid}/response`, { userid: bob, choiceid }), 403);
   });
 
-  it('needs the user\'s own token for user-scoped reads', async () => {
+  it("needs the user's own token for user-scoped reads", async () => {
     for (const path of [`user/users/${alice}/notification/listnotifications`, `chat/user/${alice}/subscriptions`, `poll/poll/${pollid}/responses/user/${alice}`]) {
       expectEnvelope(await client.get(path), 403);
       expectEnvelope(await (await as(bob)).get(path), 403);
@@ -84,7 +84,7 @@ describe('a client-scoped API token', () => {
     expectEnvelope(await client.get('user/users'), 403);
   });
 
-  it('does not let an anonymous reader see another user\'s shadow-banned messages', async () => {
+  it("does not let an anonymous reader see another user's shadow-banned messages", async () => {
     const shadow = uid('shadow');
     expectEnvelope(await app.api.post(`chat/rooms/${roomid}/join`, { userid: shadow, displayname: shadow }), 200);
     expectEnvelope(await app.api.post(`chat/rooms/${roomid}/shadowban`, { userid: shadow, applyeffect: true }), 200);
@@ -97,7 +97,7 @@ describe('a client-scoped API token', () => {
     expect(bodies(await (await as(shadow)).get(`chat/rooms/${roomid}/messagesbyuser/${shadow}`))).toContain('only I see this');
   });
 
-  it('needs a moderator\'s user token for moderation', async () => {
+  it("needs a moderator's user token for moderation", async () => {
     expectEnvelope(await client.get('chat/moderation/queues/events'), 403);
     expectEnvelope(await (await as(alice)).get('chat/moderation/queues/events'), 403);
     expectEnvelope(await (await as(uid('mod'), 'moderator')).get('chat/moderation/queues/events'), 200);
@@ -110,7 +110,7 @@ describe('a client-scoped API token', () => {
     expectEnvelope(await client.get('poll/poll'), 200);
   });
 
-  it('needs an admin\'s user token for app administration', async () => {
+  it("needs an admin's user token for app administration", async () => {
     const moderator = await as(uid('mod'), 'moderator');
     const admin = await as(uid('admin'), 'admin');
     const hook = { label: 'x', url: 'http://127.0.0.1:9/hook', enabled: false, type: 'postpublish', events: ['chatspeech'] };

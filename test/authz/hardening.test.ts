@@ -45,7 +45,15 @@ describe('WEBHOOK_DENY_PRIVATE and CORS_ORIGINS', () => {
   });
 
   it('refuses webhook URLs on loopback or private addresses with 400 naming url, at create and update', async () => {
-    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:9/hook', 'http://[::1]:9/hook', 'http://10.1.2.3/hook', 'http://192.168.0.10/hook', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/hook']) {
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://localhost:9/hook',
+      'http://[::1]:9/hook',
+      'http://10.1.2.3/hook',
+      'http://192.168.0.10/hook',
+      'http://169.254.169.254/latest',
+      'http://[::ffff:127.0.0.1]/hook',
+    ]) {
       const res = await app.api.post('webhook/hooks', hook(url, 'private'));
       expect(res.status, url).toBe(400);
       expect(Object.keys(res.body.errors), url).toEqual(['url']);
@@ -87,7 +95,7 @@ describe('WEBHOOK_DENY_PRIVATE and CORS_ORIGINS', () => {
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('checks a client token\'s WebSocket Origin against the list; server tokens and non-browser clients are not judged by it', async () => {
+  it("checks a client token's WebSocket Origin against the list; server tokens and non-browser clients are not judged by it", async () => {
     const server_ = server as SpawnedServer;
     const client = (await manage('createtoken', { applicationid: app.appid, name: 'web', scope: 'client' }, server_.url)).body.data.token as string;
     const url = wsUrl(server_.url, app.appid);

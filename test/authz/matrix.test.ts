@@ -52,21 +52,48 @@ const NOTIFICATIONS = (u: string) => `user/users/${u}/notification`;
 
 const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   // Users
-  'POST user/users/:userid': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.alice}`, body: { displayname: 'Pwned' } }, allowed: { as: 'alice', path: `user/users/${f.alice}`, body: { displayname: 'Alice' } } }),
+  'POST user/users/:userid': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.alice}`, body: { displayname: 'Pwned' } },
+    allowed: { as: 'alice', path: `user/users/${f.alice}`, body: { displayname: 'Alice' } },
+  }),
   'DELETE user/users/:userid': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.alice}` }, allowed: { as: 'server', path: `user/users/${await f.user()}` } }),
   'POST user/search': async () => ({ refused: null, why: 'a search: reads public profiles', allowed: { as: 'mallory', path: 'user/search', body: { handle: 'a' } } }),
-  'POST user/users/:userid/role': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.mallory}/role`, body: { role: 'admin' } }, allowed: { as: 'admin', path: `user/users/${await f.user()}/role`, body: { role: 'moderator' } } }),
-  'POST user/users/:userid/ban': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.alice}/ban`, body: { applyeffect: true } }, allowed: { as: 'moderator', path: `user/users/${f.alice}/ban`, body: { applyeffect: false } } }),
-  'POST user/users/:userid/shadowban': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.alice}/shadowban`, body: { applyeffect: true } }, allowed: { as: 'moderator', path: `user/users/${f.alice}/shadowban`, body: { applyeffect: false } } }),
-  'POST user/users/:userid/mute': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.alice}/mute`, body: { applyeffect: true } }, allowed: { as: 'moderator', path: `user/users/${f.alice}/mute`, body: { applyeffect: false } } }),
-  'POST user/users/:userid/globalpurge': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.alice}/globalpurge`, body: { byuserid: f.mallory } }, allowed: { as: 'moderator', path: `user/users/${await f.user()}/globalpurge`, body: { byuserid: f.storedModerator } } }),
-  'POST user/users/:userid/report': async (f) => ({ refused: { as: 'mallory', path: `user/users/${f.mallory}/report`, body: { userid: f.alice, reporttype: 'abuse' } }, allowed: { as: 'alice', path: `user/users/${f.mallory}/report`, body: { userid: f.alice, reporttype: 'abuse' } } }),
+  'POST user/users/:userid/role': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.mallory}/role`, body: { role: 'admin' } },
+    allowed: { as: 'admin', path: `user/users/${await f.user()}/role`, body: { role: 'moderator' } },
+  }),
+  'POST user/users/:userid/ban': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.alice}/ban`, body: { applyeffect: true } },
+    allowed: { as: 'moderator', path: `user/users/${f.alice}/ban`, body: { applyeffect: false } },
+  }),
+  'POST user/users/:userid/shadowban': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.alice}/shadowban`, body: { applyeffect: true } },
+    allowed: { as: 'moderator', path: `user/users/${f.alice}/shadowban`, body: { applyeffect: false } },
+  }),
+  'POST user/users/:userid/mute': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.alice}/mute`, body: { applyeffect: true } },
+    allowed: { as: 'moderator', path: `user/users/${f.alice}/mute`, body: { applyeffect: false } },
+  }),
+  'POST user/users/:userid/globalpurge': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.alice}/globalpurge`, body: { byuserid: f.mallory } },
+    allowed: { as: 'moderator', path: `user/users/${await f.user()}/globalpurge`, body: { byuserid: f.storedModerator } },
+  }),
+  'POST user/users/:userid/report': async (f) => ({
+    refused: { as: 'mallory', path: `user/users/${f.mallory}/report`, body: { userid: f.alice, reporttype: 'abuse' } },
+    allowed: { as: 'alice', path: `user/users/${f.mallory}/report`, body: { userid: f.alice, reporttype: 'abuse' } },
+  }),
 
   // Rooms
-  'POST chat/rooms': async (f) => ({ refused: { as: 'mallory', path: 'chat/rooms', body: { name: 'not mine', ownerid: f.alice } }, allowed: { as: 'alice', path: 'chat/rooms', body: { name: 'mine', ownerid: f.alice } } }),
+  'POST chat/rooms': async (f) => ({
+    refused: { as: 'mallory', path: 'chat/rooms', body: { name: 'not mine', ownerid: f.alice } },
+    allowed: { as: 'alice', path: 'chat/rooms', body: { name: 'mine', ownerid: f.alice } },
+  }),
   'POST chat/rooms/:roomid': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}`, body: { name: 'pwned', roomisopen: false } }, allowed: { as: 'alice', path: `chat/rooms/${room}`, body: { name: 'renamed by its owner' } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}`, body: { name: 'pwned', roomisopen: false } },
+      allowed: { as: 'alice', path: `chat/rooms/${room}`, body: { name: 'renamed by its owner' } },
+    };
   },
   'DELETE chat/rooms/:roomid': async (f) => {
     const room = await f.room();
@@ -82,7 +109,10 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   },
   'POST chat/rooms/:roomid/permissions/:userid': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/permissions/${f.mallory}`, body: { allow: true } }, allowed: { as: 'moderator', path: `chat/rooms/${room}/permissions/${f.mallory}`, body: { allow: true } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/permissions/${f.mallory}`, body: { allow: true } },
+      allowed: { as: 'moderator', path: `chat/rooms/${room}/permissions/${f.mallory}`, body: { allow: true } },
+    };
   },
   'POST chat/rooms/:roomid/join': async (f) => {
     const room = await f.room();
@@ -91,7 +121,10 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   'POST chat/roomsbycustomid/:customid/join': async (f) => {
     const customid = uid('custom');
     await f.room({ customid });
-    return { refused: { as: 'mallory', path: `chat/roomsbycustomid/${customid}/join`, body: { userid: f.alice } }, allowed: { as: 'mallory', path: `chat/roomsbycustomid/${customid}/join`, body: { userid: f.mallory } } };
+    return {
+      refused: { as: 'mallory', path: `chat/roomsbycustomid/${customid}/join`, body: { userid: f.alice } },
+      allowed: { as: 'mallory', path: `chat/roomsbycustomid/${customid}/join`, body: { userid: f.mallory } },
+    };
   },
   'POST chat/rooms/:roomid/exit': async (f) => {
     const room = await f.room();
@@ -105,7 +138,10 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   // Chat events
   'POST chat/rooms/:roomid/command': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/command`, body: { userid: f.alice, command: 'as alice' } }, allowed: { as: 'mallory', path: `chat/rooms/${room}/command`, body: { userid: f.mallory, command: 'as me' } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/command`, body: { userid: f.alice, command: 'as alice' } },
+      allowed: { as: 'mallory', path: `chat/rooms/${room}/command`, body: { userid: f.mallory, command: 'as me' } },
+    };
   },
   'POST chat/rooms/:roomid/events/:eventid/reply': async (f) => {
     const room = await f.room();
@@ -122,7 +158,10 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   'POST chat/rooms/:roomid/events/:eventid/react': async (f) => {
     const room = await f.room();
     const path = `chat/rooms/${room}/events/${await f.event(room)}/react`;
-    return { refused: { as: 'mallory', path, body: { userid: f.alice, reaction: 'like', reacted: true } }, allowed: { as: 'mallory', path, body: { userid: f.mallory, reaction: 'like', reacted: true } } };
+    return {
+      refused: { as: 'mallory', path, body: { userid: f.alice, reaction: 'like', reacted: true } },
+      allowed: { as: 'mallory', path, body: { userid: f.mallory, reaction: 'like', reacted: true } },
+    };
   },
   'PUT chat/rooms/:roomid/events/:eventid': async (f) => {
     const room = await f.room();
@@ -155,7 +194,10 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   },
   'POST chat/rooms/:roomid/users/:userid/report': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/users/${f.mallory}/report`, body: { userid: f.alice, reporttype: 'spam' } }, allowed: { as: 'mallory', path: `chat/rooms/${room}/users/${f.alice}/report`, body: { userid: f.mallory, reporttype: 'spam' } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/users/${f.mallory}/report`, body: { userid: f.alice, reporttype: 'spam' } },
+      allowed: { as: 'mallory', path: `chat/rooms/${room}/users/${f.alice}/report`, body: { userid: f.mallory, reporttype: 'spam' } },
+    };
   },
   'POST chat/rooms/:roomid/moderation/flaggedusers/:userid/applydecision': async (f) => {
     const room = await f.room();
@@ -166,24 +208,39 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   },
   'POST chat/rooms/:roomid/bounce': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/bounce`, body: { userid: f.alice, bounce: true } }, allowed: { as: 'moderator', path: `chat/rooms/${room}/bounce`, body: { userid: f.alice, bounce: true } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/bounce`, body: { userid: f.alice, bounce: true } },
+      allowed: { as: 'moderator', path: `chat/rooms/${room}/bounce`, body: { userid: f.alice, bounce: true } },
+    };
   },
   'POST chat/rooms/:roomid/mute': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/mute`, body: { userid: f.alice, applyeffect: true } }, allowed: { as: 'moderator', path: `chat/rooms/${room}/mute`, body: { userid: f.alice, applyeffect: true } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/mute`, body: { userid: f.alice, applyeffect: true } },
+      allowed: { as: 'moderator', path: `chat/rooms/${room}/mute`, body: { userid: f.alice, applyeffect: true } },
+    };
   },
   'POST chat/rooms/:roomid/shadowban': async (f) => {
     const room = await f.room();
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/shadowban`, body: { userid: f.alice, applyeffect: true } }, allowed: { as: 'moderator', path: `chat/rooms/${room}/shadowban`, body: { userid: f.alice, applyeffect: true } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/shadowban`, body: { userid: f.alice, applyeffect: true } },
+      allowed: { as: 'moderator', path: `chat/rooms/${room}/shadowban`, body: { userid: f.alice, applyeffect: true } },
+    };
   },
   'POST chat/rooms/:roomid/commands/purge': async (f) => {
     const room = await f.room();
     await f.event(room);
-    return { refused: { as: 'mallory', path: `chat/rooms/${room}/commands/purge`, body: { userid: f.alice, byuserid: f.mallory } }, allowed: { as: 'server', path: `chat/rooms/${room}/commands/purge`, body: { userid: f.alice, byuserid: f.storedModerator } } };
+    return {
+      refused: { as: 'mallory', path: `chat/rooms/${room}/commands/purge`, body: { userid: f.alice, byuserid: f.mallory } },
+      allowed: { as: 'server', path: `chat/rooms/${room}/commands/purge`, body: { userid: f.alice, byuserid: f.storedModerator } },
+    };
   },
 
   // Polls
-  'POST poll/poll/create': async () => ({ refused: { as: 'mallory', path: 'poll/poll/create', body: { title: 'mine' } }, allowed: { as: 'moderator', path: 'poll/poll/create', body: { title: 'official' } } }),
+  'POST poll/poll/create': async () => ({
+    refused: { as: 'mallory', path: 'poll/poll/create', body: { title: 'mine' } },
+    allowed: { as: 'moderator', path: 'poll/poll/create', body: { title: 'official' } },
+  }),
   'PUT poll/poll/:pollid/update': async (f) => {
     const { pollid } = await f.poll();
     return { refused: { as: 'mallory', path: `poll/poll/${pollid}/update`, body: { title: 'pwned' } }, allowed: { as: 'moderator', path: `poll/poll/${pollid}/update`, body: { title: 'better' } } };
@@ -206,11 +263,17 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   },
   'POST poll/poll/:pollid/response': async (f) => {
     const { pollid, choiceid } = await f.poll();
-    return { refused: { as: 'mallory', path: `poll/poll/${pollid}/response`, body: { userid: f.alice, choiceid } }, allowed: { as: 'mallory', path: `poll/poll/${pollid}/response`, body: { userid: f.mallory, choiceid } } };
+    return {
+      refused: { as: 'mallory', path: `poll/poll/${pollid}/response`, body: { userid: f.alice, choiceid } },
+      allowed: { as: 'mallory', path: `poll/poll/${pollid}/response`, body: { userid: f.mallory, choiceid } },
+    };
   },
   'POST poll/poll/:pollid/lead': async (f) => {
     const { pollid } = await f.poll();
-    return { refused: { as: 'mallory', path: `poll/poll/${pollid}/lead`, body: { userid: f.alice, email: 'alice@example.com' } }, allowed: { as: 'mallory', path: `poll/poll/${pollid}/lead`, body: { userid: f.mallory, email: 'mallory@example.com' } } };
+    return {
+      refused: { as: 'mallory', path: `poll/poll/${pollid}/lead`, body: { userid: f.alice, email: 'alice@example.com' } },
+      allowed: { as: 'mallory', path: `poll/poll/${pollid}/lead`, body: { userid: f.mallory, email: 'mallory@example.com' } },
+    };
   },
 
   // Telemetry
@@ -247,11 +310,17 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   'POST comment/conversations': async (f) => {
     const conversationid = await f.conversation();
     const takeover = { conversationid, property: 'site', moderation: 'post', owneruserid: f.mallory, open: false };
-    return { refused: { as: 'mallory', path: 'comment/conversations', body: takeover }, allowed: { as: 'alice', path: 'comment/conversations', body: { conversationid, property: 'site', moderation: 'post', title: 'by its owner' } } };
+    return {
+      refused: { as: 'mallory', path: 'comment/conversations', body: takeover },
+      allowed: { as: 'alice', path: 'comment/conversations', body: { conversationid, property: 'site', moderation: 'post', title: 'by its owner' } },
+    };
   },
   'POST comment/conversations/:conversationid/react': async (f) => {
     const path = `comment/conversations/${await f.conversation()}/react`;
-    return { refused: { as: 'mallory', path, body: { userid: f.alice, reaction: 'like', reacted: true } }, allowed: { as: 'mallory', path, body: { userid: f.mallory, reaction: 'like', reacted: true } } };
+    return {
+      refused: { as: 'mallory', path, body: { userid: f.alice, reaction: 'like', reacted: true } },
+      allowed: { as: 'mallory', path, body: { userid: f.mallory, reaction: 'like', reacted: true } },
+    };
   },
   'POST comment/conversations/:conversationid/reset': async (f) => {
     const path = `comment/conversations/${await f.conversation()}/reset`;
@@ -293,7 +362,10 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   'POST comment/conversations/:conversationid/comments/:commentid/react': async (f) => {
     const c = await f.conversation();
     const path = `${COMMENT(c, await f.comment(c))}/react`;
-    return { refused: { as: 'mallory', path, body: { userid: f.alice, reaction: 'like', reacted: true } }, allowed: { as: 'mallory', path, body: { userid: f.mallory, reaction: 'like', reacted: true } } };
+    return {
+      refused: { as: 'mallory', path, body: { userid: f.alice, reaction: 'like', reacted: true } },
+      allowed: { as: 'mallory', path, body: { userid: f.mallory, reaction: 'like', reacted: true } },
+    };
   },
   'POST comment/conversations/:conversationid/comments/:commentid/report': async (f) => {
     const c = await f.conversation();
@@ -411,8 +483,14 @@ describe('authorization matrix of every write route', () => {
   it('has a row for every write route the server registers, and none for a route it does not', { timeout: 120_000 }, async () => {
     const registered = await registeredWriteRoutes();
     expect(registered.length).toBeGreaterThan(60);
-    expect(registered.filter((r) => !(r in TABLE)), 'write routes without a row in the authorization table').toEqual([]);
-    expect(Object.keys(TABLE).filter((r) => !registered.includes(r)), 'rows for routes that do not exist').toEqual([]);
+    expect(
+      registered.filter((r) => !(r in TABLE)),
+      'write routes without a row in the authorization table',
+    ).toEqual([]);
+    expect(
+      Object.keys(TABLE).filter((r) => !registered.includes(r)),
+      'rows for routes that do not exist',
+    ).toEqual([]);
   });
 
   for (const [route, rowOf] of Object.entries(TABLE)) {

@@ -29,7 +29,7 @@ describe('API tokens: scope, listing and revocation (manage API)', () => {
     expect(Object.keys(res.body.errors)).toEqual(['scope']);
   });
 
-  it('lists an app\'s tokens without their secrets, only with the manage token', async () => {
+  it("lists an app's tokens without their secrets, only with the manage token", async () => {
     const own = await newApp();
     const made = await manage('createtoken', { applicationid: own.appid, name: 'listed', scope: 'client' });
     const res = await manageGet(`tokens?applicationid=${own.appid}`);

@@ -73,7 +73,7 @@ describe('commands', () => {
     expect(bad.body.errors.eventtype).toBeTruthy();
   });
 
-  it('admin commands: only moderators; *purge removes the user\'s messages and emits purge; *ban and *restore', async () => {
+  it("admin commands: only moderators; *purge removes the user's messages and emits purge; *ban and *restore", async () => {
     const { room, users, cursor } = await roomWith(2);
     const [mod, troll] = users as [string, string];
     await say(t.api, room.id, troll, 'spam 1');
@@ -238,7 +238,7 @@ describe('editing and deleting', () => {
     expect((await t.api.get(`chat/rooms/${room.id}/events/${a.id}`)).status).toBe(404);
   });
 
-  it('a global purge removes the user\'s chat content and emits purge', async () => {
+  it("a global purge removes the user's chat content and emits purge", async () => {
     const { room, users, cursor } = await roomWith(2);
     await say(t.api, room.id, users[0] as string, 'bad');
     await say(t.api, room.id, users[1] as string, 'good');

@@ -153,7 +153,7 @@ describe('updates: the polling feed', () => {
     expect(new Set(stored)).toEqual(new Set(results[0]?.map((e) => e.id)));
   }, 60_000);
 
-  it('shows a shadow-banned user\'s events to that user alone', async () => {
+  it("shows a shadow-banned user's events to that user alone", async () => {
     const room = await makeRoom(t.api, { enableenterandexit: false });
     const alice = await join(t.api, room.id);
     const bob = await join(t.api, room.id);

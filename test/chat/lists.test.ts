@@ -60,7 +60,7 @@ describe('event listings', () => {
     expect(missing.body.errors.eventtype).toBeTruthy();
   });
 
-  it('messagesbyuser lists one user\'s messages', async () => {
+  it("messagesbyuser lists one user's messages", async () => {
     expect(bodies(await t.api.get(`chat/rooms/${roomid}/messagesbyuser/${bob}`))).toEqual(['msg 1 banana', 'msg 3 banana', 'msg 5 banana']);
   });
 

@@ -4,7 +4,7 @@ import { connect } from '../realtime/ws-client.js';
 import { join, makeRoom, say } from './helpers.js';
 
 describe('the room feed over WebSocket', () => {
-  it('pushes each event with its seq and updates cursor, and never a shadow-banned user\'s events', async () => {
+  it("pushes each event with its seq and updates cursor, and never a shadow-banned user's events", async () => {
     const t = await newApp();
     const room = await makeRoom(t.api, { enableenterandexit: false });
     const alice = (await join(t.api, room.id)).user.userid as string;

@@ -149,7 +149,7 @@ describe('joining and leaving rooms', () => {
     expect(all[0].kind).toBe('chat.participant');
   });
 
-  it('lists a user\'s subscriptions (Cursor/Limit spelling) across rooms', async () => {
+  it("lists a user's subscriptions (Cursor/Limit spelling) across rooms", async () => {
     const userid = uid('s');
     const rooms = [await makeRoom(t.api), await makeRoom(t.api), await makeRoom(t.api)];
     for (const r of rooms) await join(t.api, r.id, userid);

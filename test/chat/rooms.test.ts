@@ -61,7 +61,7 @@ describe('chat rooms', () => {
     expect((await t.api.get(`chat/roomsbycustomid/${uid('none')}`)).status).toBe(404);
   });
 
-  it('gets a room by id, 404 for unknown ids and for another app\'s room', async () => {
+  it("gets a room by id, 404 for unknown ids and for another app's room", async () => {
     const room = await makeRoom(t.api);
     expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.name).toBe(room.name);
     expect((await t.api.get(`chat/rooms/${uid('none')}`)).status).toBe(404);

@@ -7,7 +7,7 @@ import { twoNodesForSuite } from './two-nodes.js';
 describe('the room feed across two nodes', () => {
   const nodes = twoNodesForSuite({ redis: true });
 
-  it('a message posted on one node is in the other node\'s updates as soon as the POST returns', async () => {
+  it("a message posted on one node is in the other node's updates as soon as the POST returns", async () => {
     const room = await makeRoom(nodes.a.api, { enableenterandexit: false });
     const { user, eventscursor } = await join(nodes.a.api, room.id);
     let cursor = eventscursor.cursor as string;

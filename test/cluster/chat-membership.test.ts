@@ -11,10 +11,14 @@ describe('room membership across two nodes', () => {
   const command = (api: Client, roomid: string, userid: string) => api.post(`chat/rooms/${roomid}/command`, { userid, command: 'here?' });
   /** The node learns of a departure elsewhere over the bus, shortly after the request that made it returns. */
   const refusedOn = (api: Client, roomid: string, userid: string) =>
-    eventually(async () => {
-      const res = await command(api, roomid, userid);
-      return res.status === 403 && /must join/.test(res.body.message);
-    }, 5000, `${userid} refused`);
+    eventually(
+      async () => {
+        const res = await command(api, roomid, userid);
+        return res.status === 403 && /must join/.test(res.body.message);
+      },
+      5000,
+      `${userid} refused`,
+    );
 
   it('a user who exits on one node, or is bounced on the other, can no longer post on either; rejoining lets them post again', async () => {
     const room = await makeRoom(nodes.a.api, { enableenterandexit: false });

@@ -63,7 +63,7 @@ describe('two nodes, one Postgres, one Redis', () => {
     expect(a.frames.filter(withId(id))).toHaveLength(1);
   });
 
-  it('counts presence recorded on node A on node B, and pushes it to B\'s subscribers', async () => {
+  it("counts presence recorded on node A on node B, and pushes it to B's subscribers", async () => {
     const contextid = uid('ctx');
     const watcher = await socketOn(nodeB);
     await watcher.subscribe(`context:${contextid}`);

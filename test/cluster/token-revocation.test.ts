@@ -29,7 +29,7 @@ describe('revoking an API token on node A', () => {
     }
     expect(status, 'node B still accepts the revoked token after a second').toBe(403);
     const closed = await Promise.race([socket.closed, new Promise<undefined>((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - revokedAt))))]);
-    expect(closed?.code, 'node B keeps the revoked token\'s socket open').toBe(4003);
+    expect(closed?.code, "node B keeps the revoked token's socket open").toBe(4003);
     // The app's other token is untouched on both nodes.
     expect((await nodes.a.api.get('chat/rooms')).status).toBe(200);
     expect((await nodes.b.get('chat/rooms')).status).toBe(200);

@@ -135,7 +135,10 @@ describe('global purge', () => {
     await api.post(`user/users/${mod}`, { displayname: 'Mod' });
     const res = await api.post(`user/users/${userid}/globalpurge`, { byuserid: mod });
     expect(res.status).toBe(200);
-    for (const [conv, id] of [[c.conversationid, a.id], [d.conversationid, b.id]] as const) {
+    for (const [conv, id] of [
+      [c.conversationid, a.id],
+      [d.conversationid, b.id],
+    ] as const) {
       const got = (await one(conv, id)).body.data;
       expect(got.deleted).toBe(true);
       expect(got.body).not.toMatch(/spam/);

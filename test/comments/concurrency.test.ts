@@ -17,7 +17,9 @@ describe('comments written together', () => {
   it('fail alone: a taken customid among concurrent comments refuses only that one', async () => {
     const c = await newConversation(api);
     const customid = uid('dup');
-    const results = await inBatches(12, 12, (i) => api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'w', displayname: 'W', body: `c${i}`, ...(i % 6 === 0 ? { customid } : {}) }));
+    const results = await inBatches(12, 12, (i) =>
+      api.post(`comment/conversations/${c.conversationid}/comments`, { userid: 'w', displayname: 'W', body: `c${i}`, ...(i % 6 === 0 ? { customid } : {}) }),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([...Array(11).fill(200), 409].sort());
     expect((await api.get(`comment/conversations/${c.conversationid}`)).body.data.commentcount).toBe(11);
     expect(await stored(c.conversationid)).toBe(11);

@@ -14,7 +14,19 @@ describe('conversations: create or update', () => {
     expect(created.status).toBe(200);
     expect(created.body.message).toBe('Inserted');
     const c = created.body.data;
-    expect(c).toMatchObject({ kind: 'comment.conversation', conversationid: id, property: 'news', moderation: 'post', maxreports: 3, maxcommentlen: 256, open: true, enableprofanityfilter: true, profanityfiltermode: 'mask', commentcount: 0, title: 'First' });
+    expect(c).toMatchObject({
+      kind: 'comment.conversation',
+      conversationid: id,
+      property: 'news',
+      moderation: 'post',
+      maxreports: 3,
+      maxcommentlen: 256,
+      open: true,
+      enableprofanityfilter: true,
+      profanityfiltermode: 'mask',
+      commentcount: 0,
+      title: 'First',
+    });
     expect(c.added).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const updated = await api.post('comment/conversations', { conversationid: id, property: 'news2', moderation: 'pre', maxreports: '5' });

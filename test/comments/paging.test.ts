@@ -23,7 +23,9 @@ beforeAll(async () => {
   // Several comments share each added time, so the id tie-break is exercised. Ten comments per
   // author: within the per-user comment limit (RATE_LIMIT_COMMENTS).
   const base = Date.parse('2022-01-01T00:00:00.000Z');
-  const created = await inBatches(TOTAL, 50, (i) => postComment(api, conv, { userid: `pager${i % 200}`, displayname: `Pager ${i % 200}`, body: `comment ${i}`, added: new Date(base + Math.floor(i / 3) * 1000).toISOString() }));
+  const created = await inBatches(TOTAL, 50, (i) =>
+    postComment(api, conv, { userid: `pager${i % 200}`, displayname: `Pager ${i % 200}`, body: `comment ${i}`, added: new Date(base + Math.floor(i / 3) * 1000).toISOString() }),
+  );
   byTime = created
     .map((c) => ({ id: c.id as string, t: Date.parse(c.added) }))
     .sort((x, y) => x.t - y.t || (x.id < y.id ? -1 : 1))

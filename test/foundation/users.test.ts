@@ -2,8 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newApp, uid, type TestApp } from '../helpers/api.js';
 import { expectEnvelope } from './util.js';
 
-const BAD_HANDLE = (h: string) =>
-  `The handle requested (${h}) contains characters that are not allowed.  Use only [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ1234567890_]`;
+const BAD_HANDLE = (h: string) => `The handle requested (${h}) contains characters that are not allowed.  Use only [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ1234567890_]`;
 
 let app: TestApp;
 beforeAll(async () => {

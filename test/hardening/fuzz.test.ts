@@ -197,7 +197,9 @@ describe('fuzzing every route with bad requests', () => {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const first = await createInterface({ input: server.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]().next();
+    const first = await createInterface({ input: server.stdout as NodeJS.ReadableStream })
+      [Symbol.asyncIterator]()
+      .next();
     if (first.done === true) throw new Error(`the fuzz target exited with ${server.exitCode}`);
     const started = JSON.parse(first.value as string) as { port: number; routes: RouteEntry[] };
     routes = started.routes;
@@ -218,7 +220,9 @@ describe('fuzzing every route with bad requests', () => {
     const conv = await post(`${api}/comment/conversations`, { conversationid: 'fuzzconv', property: 'p', moderation: 'post' }, auth);
     const comment = await post(`${api}/comment/conversations/fuzzconv/comments`, { userid: 'fuzzer', body: 'hi' }, auth);
     const poll = await post(`${api}/poll/poll/create`, { title: 'fuzz poll', customid: 'fuzzpoll' }, auth);
-    const ids = [room['id'], room['customid'], (said['speech'] as Record<string, unknown> | undefined)?.['id'], conv['conversationid'], comment['id'], poll['id'], 'fuzzer', appid].filter((x): x is string => typeof x === 'string');
+    const ids = [room['id'], room['customid'], (said['speech'] as Record<string, unknown> | undefined)?.['id'], conv['conversationid'], comment['id'], poll['id'], 'fuzzer', appid].filter(
+      (x): x is string => typeof x === 'string',
+    );
     fixtures = { appid, token, jwt: await userToken(app['jwtsecret'] as string, { userid: 'fuzzer', role: 'user' }), ids };
   }, 120_000);
 

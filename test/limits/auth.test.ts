@@ -66,7 +66,8 @@ describe('the client address without TRUST_PROXY', () => {
   afterAll(() => server.stop());
 
   it('is the socket peer: a client cannot escape its lockout by writing X-Forwarded-For', async () => {
-    const attempt = (i: number) => request('POST', `${server.url}/api/v3/manage/createapplication`, { name: 'limits' }, { 'x-manage-token': 'wrong-0123456789abcdef', 'x-forwarded-for': `198.51.100.${i}` });
+    const attempt = (i: number) =>
+      request('POST', `${server.url}/api/v3/manage/createapplication`, { name: 'limits' }, { 'x-manage-token': 'wrong-0123456789abcdef', 'x-forwarded-for': `198.51.100.${i}` });
     expect((await attempt(1)).status).toBe(403);
     expect((await attempt(2)).status).toBe(403);
     expectRateLimited(await attempt(3), 2);

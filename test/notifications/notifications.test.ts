@@ -19,7 +19,11 @@ beforeAll(async () => {
 
 const list = async (userid: string, query = '') => (await api.get(`user/users/${userid}/notification/listnotifications${query}`)).body.data;
 const notesOf = async (userid: string, query = '') => (await list(userid, query)).notifications as Note[];
-const until = (userid: string, count: number, query = '?includeread=true') => eventually(() => notesOf(userid, query), (n) => n.length >= count);
+const until = (userid: string, count: number, query = '?includeread=true') =>
+  eventually(
+    () => notesOf(userid, query),
+    (n) => n.length >= count,
+  );
 
 /** Alice's comment, replied to by Bob mentioning her, replied to by Alice herself, and liked by Bob. */
 async function thread() {
@@ -82,7 +86,7 @@ describe('notifications from comments', () => {
     expect(bad.body.errors).toHaveProperty('filternotificationtypes');
   });
 
-  it('takes the SDKs\' filter vocabulary: webhook names per area, chat event type names, repeated; never-notified types match nothing', async () => {
+  it("takes the SDKs' filter vocabulary: webhook names per area, chat event type names, repeated; never-notified types match nothing", async () => {
     const { alice } = await thread();
     await until(alice, 3);
     const types = async (query: string) => (await notesOf(alice, `?includeread=true&${query}`)).map((n) => n.notificationtype).sort();
@@ -117,7 +121,7 @@ describe('notifications from comments', () => {
     expect(await notesOf(alice, '?includeread=true')).toHaveLength(0);
   });
 
-  it('answers 404 for a notification that is not the user\'s', async () => {
+  it("answers 404 for a notification that is not the user's", async () => {
     const { alice } = await thread();
     const [note] = await until(alice, 1);
     expect((await api.put(`user/users/someoneelse/notification/notifications/${note?.id}/update?read=true`)).status).toBe(404);
@@ -138,7 +142,19 @@ describe('notifications from chat', () => {
     const reply = await api.post(`chat/rooms/${room}/events/${eventid}/reply`, { userid: bob, body: 'answer' });
     expect(reply.status).toBe(200);
     const [note] = await until(alice, 1, '');
-    expect(note).toMatchObject({ notificationtype: 'reply', chatroomid: room, chatroomcustomid: customid, chateventid: reply.body.data.id, fromuserid: bob, userid: alice, isread: false, whenread: null, commentconversationid: null, commentconversationcustomid: null, commentid: null });
+    expect(note).toMatchObject({
+      notificationtype: 'reply',
+      chatroomid: room,
+      chatroomcustomid: customid,
+      chateventid: reply.body.data.id,
+      fromuserid: bob,
+      userid: alice,
+      isread: false,
+      whenread: null,
+      commentconversationid: null,
+      commentconversationcustomid: null,
+      commentid: null,
+    });
     expect(typeof (note as unknown as { ts: number }).ts).toBe('number');
     expect(new Date((note as unknown as { added: string }).added).getTime()).toBe((note as unknown as { ts: number }).ts);
 

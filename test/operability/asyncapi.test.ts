@@ -30,7 +30,12 @@ const documented = (() => {
   const afterServerFrames = section('Server → client');
   const errorStart = afterServerFrames.findIndex((l) => l.startsWith('Error codes:'));
   const errorEnd = afterServerFrames.findIndex((l, i) => i > errorStart && l.trim() === '');
-  const errorCodes = [...afterServerFrames.slice(errorStart, errorEnd).join(' ').matchAll(/`(\w+)`/g)].map((m) => m[1] as string);
+  const errorCodes = [
+    ...afterServerFrames
+      .slice(errorStart, errorEnd)
+      .join(' ')
+      .matchAll(/`(\w+)`/g),
+  ].map((m) => m[1] as string);
   const closeCodes = tableRows(section('Limits and close codes'))
     .map((l) => /^\| (\d{4}) \|/.exec(l)?.[1])
     .filter((c): c is string => c !== undefined);
@@ -51,7 +56,12 @@ describe('GET /asyncapi.json', () => {
     const { document, diagnostics } = await new Parser().parse(JSON.stringify(doc));
     expect(diagnostics.filter((d) => d.severity === 0).map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
     expect(document).toBeDefined();
-    expect(document?.channels().all().map((c) => c.address())).toEqual(['/api/v3/{appid}/ws']);
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((c) => c.address()),
+    ).toEqual(['/api/v3/{appid}/ws']);
     // Every operation's messages resolve to messages of the channel.
     for (const op of document?.operations().all() ?? []) expect(op.messages().all().length, op.id()).toBe(1);
   }, 60_000);

@@ -46,7 +46,10 @@ describe('GET /metrics', () => {
     const good = await startReceiver(() => 200);
     const bad = await startReceiver(() => 500);
     receivers.push(good, bad);
-    for (const [label, url] of [['good', good.url], ['bad', bad.url]]) {
+    for (const [label, url] of [
+      ['good', good.url],
+      ['bad', bad.url],
+    ]) {
       expect((await api.post('webhook/hooks', { label, url, enabled: true, type: 'postpublish', events: ['chatspeech'] })).status).toBe(200);
     }
 
@@ -78,7 +81,10 @@ describe('GET /metrics', () => {
     let samples: Sample[] = [];
     await eventually(
       async () => (samples = parseSamples(await scrape())),
-      (s) => total(s, 'engage_webhook_failures_total') >= 1 && total(s, 'engage_webhook_hooks_disabled') > disabledBefore && total(s, 'engage_group_commit_batch_size_count', { writer: 'notifications' }) >= 1,
+      (s) =>
+        total(s, 'engage_webhook_failures_total') >= 1 &&
+        total(s, 'engage_webhook_hooks_disabled') > disabledBefore &&
+        total(s, 'engage_group_commit_batch_size_count', { writer: 'notifications' }) >= 1,
     );
     const count = (name: string, labels: Record<string, string> = {}) => total(samples, name, labels);
 
@@ -123,7 +129,10 @@ describe('GET /metrics', () => {
     }
 
     ws.close();
-    await eventually(async () => parseSamples(await scrape()), (s) => total(s, 'engage_ws_connections') === 0 && total(s, 'engage_ws_subscriptions') === 0);
+    await eventually(
+      async () => parseSamples(await scrape()),
+      (s) => total(s, 'engage_ws_connections') === 0 && total(s, 'engage_ws_subscriptions') === 0,
+    );
   });
 
   it('declares each family once with its type', async () => {

@@ -75,9 +75,21 @@ describe('GET /openapi.json', () => {
       const params = (op.parameters ?? []) as any[];
       const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
       if (route.scope === 'app') pathParams.unshift('appid');
-      expect(params.filter((p) => p.in === 'path').map((p) => p.name), where).toEqual(pathParams);
-      expect(params.filter((p) => p.in === 'path').every((p) => p.required === true), where).toBe(true);
-      expect(params.filter((p) => p.in === 'query').map((p) => p.name).sort(), where).toEqual((route.query ?? []).sort());
+      expect(
+        params.filter((p) => p.in === 'path').map((p) => p.name),
+        where,
+      ).toEqual(pathParams);
+      expect(
+        params.filter((p) => p.in === 'path').every((p) => p.required === true),
+        where,
+      ).toBe(true);
+      expect(
+        params
+          .filter((p) => p.in === 'query')
+          .map((p) => p.name)
+          .sort(),
+        where,
+      ).toEqual((route.query ?? []).sort());
       if (route.body === undefined) expect(op.requestBody, where).toBeUndefined();
       else expect(Object.keys(op.requestBody.content['application/json'].schema.properties ?? {}).sort(), where).toEqual(route.body.sort());
     }

@@ -23,6 +23,13 @@ function entryNames(schema: unknown): string[] | undefined {
 }
 
 const server = await startServer(loadConfig(process.env), createLogger('silent'));
-const routes: ServedRoute[] = server.routes.map((r) => ({ method: r.method, path: r.path, scope: r.scope ?? 'app', query: entryNames(r.query), body: entryNames(r.body), errors: [...(r.errors ?? [])] }));
+const routes: ServedRoute[] = server.routes.map((r) => ({
+  method: r.method,
+  path: r.path,
+  scope: r.scope ?? 'app',
+  query: entryNames(r.query),
+  body: entryNames(r.body),
+  errors: [...(r.errors ?? [])],
+}));
 process.stdout.write(`${JSON.stringify({ port: server.port, routes })}\n`);
 process.on('SIGTERM', () => void server.stop().then(() => process.exit(0)));

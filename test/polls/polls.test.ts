@@ -21,7 +21,17 @@ describe('poll records', () => {
     const created = await api.post('poll/poll/create', { Title: 'Q1', customId: customid, allowMultipleChoicesPerUser: 'true', maxTotalResponsesPerUser: '3' });
     expect(created.status).toBe(200);
     const poll = created.body.data;
-    expect(poll).toMatchObject({ kind: 'poll.poll', title: 'Q1', customid: customid, status: 'published', allowmultiplechoicesperuser: true, maxtotalresponsesperuser: 3, maxresponsesperchoiceperuser: 1, totalresponses: 0, choices: [] });
+    expect(poll).toMatchObject({
+      kind: 'poll.poll',
+      title: 'Q1',
+      customid: customid,
+      status: 'published',
+      allowmultiplechoicesperuser: true,
+      maxtotalresponsesperuser: 3,
+      maxresponsesperchoiceperuser: 1,
+      totalresponses: 0,
+      choices: [],
+    });
 
     expect((await api.get(`poll/poll/${poll.id}`)).body.data.title).toBe('Q1');
     expect((await api.get(`poll/pollbycustomid/${customid}`)).body.data.id).toBe(poll.id);
@@ -145,7 +155,7 @@ describe('votes', () => {
     expect(mine.body.data.responses.map((r: { choiceid: string }) => r.choiceid)).toEqual([choices[0]]);
   });
 
-  it('responses/all?UserId= gives one user\'s responses; without it (or empty), all of them, paged', async () => {
+  it("responses/all?UserId= gives one user's responses; without it (or empty), all of them, paged", async () => {
     const { pollid, choices } = await pollWithChoices();
     expect((await api.post(`poll/poll/${pollid}/response`, { userid: 'ra', choiceid: choices[0] })).status).toBe(200);
     expect((await api.post(`poll/poll/${pollid}/response`, { userid: 'rb', choiceid: choices[1] })).status).toBe(200);

@@ -36,7 +36,7 @@ describe('websocket authentication', () => {
     query.close();
   });
 
-  it('closes with 4003 for a wrong token, another app\'s token, or a bad user token', async () => {
+  it("closes with 4003 for a wrong token, another app's token, or a bad user token", async () => {
     const wrong = await open(wsUrl(baseUrl(), a.appid), { 'x-api-token': 'nope' });
     expect((await wrong.closed).code).toBe(4003);
     const crossApp = await open(wsUrl(baseUrl(), a.appid), { 'x-api-token': b.token });

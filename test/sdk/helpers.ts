@@ -40,6 +40,14 @@ export async function statusOf(call: Promise<unknown>): Promise<number> {
     return 200;
   } catch (err) {
     const { response, message } = err as { response?: { status?: number }; message?: string };
-    return response?.status ?? Number(/^(\d{3}) |status code (\d{3})/.exec(message ?? '')?.slice(1).find((s) => s !== undefined) ?? -1);
+    return (
+      response?.status ??
+      Number(
+        /^(\d{3}) |status code (\d{3})/
+          .exec(message ?? '')
+          ?.slice(1)
+          .find((s) => s !== undefined) ?? -1,
+      )
+    );
   }
 }

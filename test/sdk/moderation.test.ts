@@ -76,7 +76,7 @@ describe('chat moderation through ChatClient and the moderation service', () => 
     expect(await mod.setBanStatus(id(alice), false)).toMatchObject({ banned: false });
   });
 
-  it('purges a user\'s messages with the bare app token, counting them', async () => {
+  it("purges a user's messages with the bare app token, counting them", async () => {
     const { room, mod, alice, bob, id } = await roomWithPeople();
     await alice.executeChatCommand('one');
     await alice.executeChatCommand('two');
@@ -103,7 +103,7 @@ describe('chat moderation through ChatClient and the moderation service', () => 
 });
 
 describe('notifications through ChatClient', () => {
-  it('lists with the SDK\'s default and explicit filters, marks read, and deletes', async () => {
+  it("lists with the SDK's default and explicit filters, marks read, and deletes", async () => {
     const { alice, bob } = await roomWithPeople();
     const said: any = await alice.executeChatCommand('notify me');
     const reply: any = await bob.sendThreadedReply('a reply to you', said.data.speech);
@@ -111,7 +111,10 @@ describe('notifications through ChatClient', () => {
     await bob.sendQuotedReply('quoting you', said.data.speech);
 
     // The SDK's default filter is speech, reply, reaction: the quote is left out.
-    const listed: any = await eventually(() => alice.listUserNotifications({}), (l: any) => l.notifications.length >= 2);
+    const listed: any = await eventually(
+      () => alice.listUserNotifications({}),
+      (l: any) => l.notifications.length >= 2,
+    );
     expect(listed.notifications.map((n: any) => n.notificationtype).sort()).toEqual(['reaction', 'reply']);
     const note = listed.notifications.find((n: any) => n.notificationtype === 'reply');
     expect(note).toMatchObject({ userid: alice.getCurrentUser()?.userid, isread: false, whenread: null, chateventid: reply.data.id, chatroomid: said.data.speech.roomid });

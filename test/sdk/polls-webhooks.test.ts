@@ -11,7 +11,7 @@ beforeAll(async () => {
   sdk = await sdkApp();
 });
 
-describe('polls through the SDK\'s poll service', () => {
+describe("polls through the SDK's poll service", () => {
   it('creates a poll with sortchoices as a string, adds choices (position -1 appends), votes, standings, responses', async () => {
     const polls = new impl.REST.Polls.RestfulPollService(sdk.config as any);
     const customid = uid('poll');
@@ -36,7 +36,10 @@ describe('polls through the SDK\'s poll service', () => {
     expect(await polls.createOrUpdatePollResponse(poll, red, 'voter1')).toMatchObject({ kind: 'poll.response', choiceid: red.id, userid: 'voter1' });
     await polls.createOrUpdatePollResponse(poll, blue, 'voter2');
     await polls.createOrUpdatePollResponse(poll, red, 'voter3');
-    const standings: any = await eventually(() => polls.getPollStandings(poll), (s: any) => s.totalresponses === 3);
+    const standings: any = await eventually(
+      () => polls.getPollStandings(poll),
+      (s: any) => s.totalresponses === 3,
+    );
     expect(standings.choices.map((c: any) => [c.title, c.count])).toEqual([
       ['Red', 2],
       ['Blue', 1],
@@ -57,7 +60,7 @@ describe('polls through the SDK\'s poll service', () => {
   });
 });
 
-describe('webhooks through the SDK\'s webhook service', () => {
+describe("webhooks through the SDK's webhook service", () => {
   let receiver: Receiver;
   beforeAll(async () => {
     receiver = await startReceiver(() => 200);
@@ -81,7 +84,10 @@ describe('webhooks through the SDK\'s webhook service', () => {
     const said: any = await chat.executeChatCommand('deliver me');
     const [delivered] = await receiver.waitFor(1);
     expect(delivered?.body).toMatchObject({ type: 'chatspeech', data: { id: said.data.speech.id } });
-    const logs: any = await eventually(() => hooks.listWebhookLogs(hook, {} as any), (l: any) => l.logentries?.length >= 1);
+    const logs: any = await eventually(
+      () => hooks.listWebhookLogs(hook, {} as any),
+      (l: any) => l.logentries?.length >= 1,
+    );
     expect(logs.logentries[0]).toMatchObject({ eventtype: 'chatspeech', statuscode: 200, completedrequest: true });
     // The hook with no events fired for none.
     expect(receiver.received).toHaveLength(1);
@@ -97,7 +103,8 @@ describe('telemetry', () => {
   it('heartbeats, increments and samples, read back as a snapshot', async () => {
     // The npm SDK has no telemetry service: the calls go over HTTP as its services would send them.
     const base = `${sdk.config.endpoint}/${sdk.config.appId}/telemetry/contexts/${encodeURIComponent('match 7')}`;
-    const post = (path: string, body: unknown) => fetch(`${base}/${path}`, { method: 'POST', headers: { 'x-api-token': sdk.config.apiToken, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${base}/${path}`, { method: 'POST', headers: { 'x-api-token': sdk.config.apiToken, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post('presence/viewers/heartbeat', { userid: 'v1' })).status).toBe(200);
     expect((await post('presence/viewers/heartbeat', { userid: 'v2' })).status).toBe(200);
     expect((await post('metrics/cheers/increment', { userid: 'v1', by: 3 })).status).toBe(200);

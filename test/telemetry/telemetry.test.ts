@@ -59,7 +59,14 @@ describe('telemetry', () => {
     const contextid = uid('ctx');
     const res = await a.api.post(`${ctx(contextid)}/batch`, {
       userid: 'u1',
-      ops: [{ op: 'heartbeat', key: 'viewers' }, { op: 'increment', key: 'cheers', by: 3 }, { op: 'sample', key: 'mood', value: 0.5 }, { op: 'sample', key: 'mood', value: 7 }, { op: 'jump', key: 'x' }, { Op: 'increment' }],
+      ops: [
+        { op: 'heartbeat', key: 'viewers' },
+        { op: 'increment', key: 'cheers', by: 3 },
+        { op: 'sample', key: 'mood', value: 0.5 },
+        { op: 'sample', key: 'mood', value: 7 },
+        { op: 'jump', key: 'x' },
+        { Op: 'increment' },
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ kind: 'telemetry.batchresult', accepted: 3, rejected: 3 });
@@ -140,7 +147,13 @@ describe('telemetry', () => {
     expect(await windowValue('k0')).toBe(6);
 
     // Full: a batch of new keys applies none of them.
-    const full = await a.api.post(`${ctx(contextid)}/batch`, { userid: 'u', ops: [{ op: 'increment', key: 'n4' }, { op: 'increment', key: 'n5' }] });
+    const full = await a.api.post(`${ctx(contextid)}/batch`, {
+      userid: 'u',
+      ops: [
+        { op: 'increment', key: 'n4' },
+        { op: 'increment', key: 'n5' },
+      ],
+    });
     expect(full.body.data).toMatchObject({ accepted: 0, rejected: 2 });
     expect((await snapshot()).signals).toHaveLength(100);
   });

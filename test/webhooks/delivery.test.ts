@@ -26,7 +26,10 @@ async function createHook(api: TestApp['api'], fields: Record<string, unknown>) 
   return res.body.data.id as string;
 }
 
-const logOf = (api: TestApp['api'], id: string) => api.get(`webhook/hooks/${id}/logentries`).then((r) => r.body.data.logentries as { statuscode: number; completed: boolean; eventtype: string; elapsed: number; attempt: number; payload: { id: string } | null }[]);
+const logOf = (api: TestApp['api'], id: string) =>
+  api
+    .get(`webhook/hooks/${id}/logentries`)
+    .then((r) => r.body.data.logentries as { statuscode: number; completed: boolean; eventtype: string; elapsed: number; attempt: number; payload: { id: string } | null }[]);
 
 describe('postpublish delivery', () => {
   it('delivers a signed event to a receiver answering 200 and logs it', async () => {
@@ -45,7 +48,10 @@ describe('postpublish delivery', () => {
     expect(verifySignature(webhooksecret, got as NonNullable<typeof got>)).toBe(true);
     expect(verifySignature(`whsec_${Buffer.from('wrong key').toString('base64')}`, got as NonNullable<typeof got>)).toBe(false);
 
-    const log = await eventually(() => logOf(api, id), (l) => l.length === 1);
+    const log = await eventually(
+      () => logOf(api, id),
+      (l) => l.length === 1,
+    );
     expect(log[0]).toMatchObject({ eventtype: 'chatspeech', statuscode: 200, completed: true });
     expect(log[0]?.payload?.id).toBe(got?.body.id);
   });
@@ -56,7 +62,10 @@ describe('postpublish delivery', () => {
     const id = await createHook(api, { label: 'gone', url: ok.url });
     const { say } = await roomWithUser(api);
     await say('logged');
-    await eventually(() => logOf(api, id), (l) => l.length === 1);
+    await eventually(
+      () => logOf(api, id),
+      (l) => l.length === 1,
+    );
     const { api: other } = await newApp();
     expect((await other.delete(`webhook/hooks/${id}`)).status).toBe(404);
     expect(await logOf(api, id)).toHaveLength(1);
@@ -74,7 +83,10 @@ describe('postpublish delivery', () => {
     const [first, second] = await flaky.waitFor(2);
     expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
     expect(verifySignature(app.webhooksecret, second as NonNullable<typeof second>)).toBe(true);
-    const log = await eventually(() => logOf(app.api, id), (l) => l.length === 2);
+    const log = await eventually(
+      () => logOf(app.api, id),
+      (l) => l.length === 2,
+    );
     expect(log.map((e) => [e.statuscode, e.completed])).toEqual([
       [200, true],
       [500, false],
@@ -91,7 +103,11 @@ describe('postpublish delivery', () => {
     expect((await say('not waiting')).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1000);
     await slow.waitFor(2, 20_000);
-    const log = await eventually(() => logOf(app.api, id), (l) => l.length === 2, 20_000);
+    const log = await eventually(
+      () => logOf(app.api, id),
+      (l) => l.length === 2,
+      20_000,
+    );
     expect(log[1]).toMatchObject({ statuscode: 0, completed: false });
     expect(log[1]?.elapsed).toBeGreaterThanOrEqual(2900);
     expect(log[0]).toMatchObject({ statuscode: 200, completed: true });
@@ -152,7 +168,10 @@ describe('postpublish delivery', () => {
       const lateId = await createHook(api, { label: 'late', url: late.url });
       const { say } = await roomWithUser(api);
       await say('short-lived');
-      const [entry] = await eventually(() => logOf(api, okId), (l) => l.length === 1);
+      const [entry] = await eventually(
+        () => logOf(api, okId),
+        (l) => l.length === 1,
+      );
       expect(entry?.payload).not.toBeNull();
 
       const attempts = await late.waitFor(4, 20_000);
@@ -161,9 +180,15 @@ describe('postpublish delivery', () => {
       expect(verifySignature(webhooksecret, fourth as NonNullable<typeof fourth>)).toBe(true);
       // Once delivered, the old message goes at the next pass; the fourth attempt's entry stays
       // until it is itself older than the retention, without its payload meanwhile.
-      const orphaned = await eventually(() => logOf(api, lateId), (l) => l.length === 1 && l[0]?.payload === null);
+      const orphaned = await eventually(
+        () => logOf(api, lateId),
+        (l) => l.length === 1 && l[0]?.payload === null,
+      );
       expect(orphaned[0]).toMatchObject({ attempt: 4, statuscode: 200, completed: true });
-      await eventually(() => logOf(api, lateId), (l) => l.length === 0);
+      await eventually(
+        () => logOf(api, lateId),
+        (l) => l.length === 0,
+      );
       expect(await logOf(api, okId)).toEqual([]);
     } finally {
       await server.stop();

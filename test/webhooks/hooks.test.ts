@@ -42,11 +42,27 @@ describe('webhook records', () => {
 
   it('creates, stores names prefixed, replaces by label, lists, updates and deletes', async () => {
     const { api: own } = await newApp();
-    const created = await own.post('webhook/hooks', { Label: 'one', URL: 'http://127.0.0.1:9/a', Enabled: 'true', Type: 0, Events: ['speech', 'reply', 'commentpublished'], RequiredCustomTags: ['vip'], Entities: ['chat'] });
+    const created = await own.post('webhook/hooks', {
+      Label: 'one',
+      URL: 'http://127.0.0.1:9/a',
+      Enabled: 'true',
+      Type: 0,
+      Events: ['speech', 'reply', 'commentpublished'],
+      RequiredCustomTags: ['vip'],
+      Entities: ['chat'],
+    });
     expect(created.status).toBe(200);
     expect(created.body.message).toBe('Inserted');
     const id = created.body.data.id;
-    expect(created.body.data).toMatchObject({ kind: 'webhook.webhook', label: 'one', type: 'prepublish', enabled: true, events: ['chatspeech', 'chatreply', 'commentpublished'], requiredcustomtags: ['vip'], entities: ['chat'] });
+    expect(created.body.data).toMatchObject({
+      kind: 'webhook.webhook',
+      label: 'one',
+      type: 'prepublish',
+      enabled: true,
+      events: ['chatspeech', 'chatreply', 'commentpublished'],
+      requiredcustomtags: ['vip'],
+      entities: ['chat'],
+    });
 
     const replaced = await own.post('webhook/hooks', { label: 'one', url: 'http://127.0.0.1:9/b', enabled: false, type: '1', events: 'exit,enter' });
     expect(replaced.status).toBe(200);

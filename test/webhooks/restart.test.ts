@@ -26,7 +26,10 @@ it('keeps a pending delivery across a restart and delivers it once the receiver 
   const { roomid, say } = await roomWithUser(api);
   expect((await say('survive the restart')).status).toBe(200);
   // The receiver is down: the first attempt fails (connection refused) and is logged.
-  const log = await eventually(() => api.get(`webhook/hooks/${hookId}/logentries`), (r) => r.body.data.itemcount >= 1);
+  const log = await eventually(
+    () => api.get(`webhook/hooks/${hookId}/logentries`),
+    (r) => r.body.data.itemcount >= 1,
+  );
   expect(log.body.data.logentries[0]).toMatchObject({ statuscode: 0, completed: false });
   await first.stop();
   servers = [];
@@ -38,6 +41,9 @@ it('keeps a pending delivery across a restart and delivers it once the receiver 
   expect(got?.body).toMatchObject({ type: 'chatspeech', containerid: roomid, data: { body: 'survive the restart' } });
   expect(verifySignature(webhooksecret, got as NonNullable<typeof got>)).toBe(true);
   const again = new Client(second.url, appid, token);
-  const after = await eventually(() => again.get(`webhook/hooks/${hookId}/logentries`), (r) => r.body.data.logentries.some((e: { completed: boolean }) => e.completed));
+  const after = await eventually(
+    () => again.get(`webhook/hooks/${hookId}/logentries`),
+    (r) => r.body.data.logentries.some((e: { completed: boolean }) => e.completed),
+  );
   expect(after.body.data.logentries[0]).toMatchObject({ statuscode: 200, completed: true });
 });

@@ -9,7 +9,11 @@ import { badRequest } from '../../http/errors.js';
 type Tagged = { u: number } | { b: number } | { h: string };
 
 const isTagged = (x: unknown): x is Tagged =>
-  typeof x === 'object' && x !== null && ((Number.isSafeInteger((x as { u?: unknown }).u) && (x as { u: number }).u >= 0) || (Number.isSafeInteger((x as { b?: unknown }).b) && (x as { b: number }).b > 0) || typeof (x as { h?: unknown }).h === 'string');
+  typeof x === 'object' &&
+  x !== null &&
+  ((Number.isSafeInteger((x as { u?: unknown }).u) && (x as { u: number }).u >= 0) ||
+    (Number.isSafeInteger((x as { b?: unknown }).b) && (x as { b: number }).b > 0) ||
+    typeof (x as { h?: unknown }).h === 'string');
 
 const wrong = (): never => {
   throw badRequest('The cursor is not valid.', { cursor: 'belongs to another list' });

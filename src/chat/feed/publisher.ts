@@ -48,7 +48,14 @@ export function createFeedWriter(core: Core, views: EventViews): FeedWriter {
   return new FeedWriter(core.db, core.log, async (written) => {
     await buildViews(views, written);
     const replies = written.flatMap((w) => w.rows).filter((r) => r.eventType === 'reply' && r.parentId !== null && r.seq !== null);
-    const parents = new Map((await findEventsById(core.db, replies.map((r) => r.parentId as string))).map((p) => [p.id, p.userId]));
+    const parents = new Map(
+      (
+        await findEventsById(
+          core.db,
+          replies.map((r) => r.parentId as string),
+        )
+      ).map((p) => [p.id, p.userId]),
+    );
     for (const w of written) {
       w.rows.forEach((row, i) => {
         if (row.seq === null) return;

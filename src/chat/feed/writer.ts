@@ -189,7 +189,10 @@ export class FeedWriter {
     for (const roomId of [...byRoom.keys()].sort()) {
       const indexes = byRoom.get(roomId) as number[];
       try {
-        const written = await this.appendToRoom(roomId, indexes.map((i) => (batch[i] as Pending).job));
+        const written = await this.appendToRoom(
+          roomId,
+          indexes.map((i) => (batch[i] as Pending).job),
+        );
         indexes.forEach((i, k) => (outcomes[i] = written[k] as Written));
       } catch (err) {
         if (indexes.length === 1 || isDatabaseUnavailable(err)) {

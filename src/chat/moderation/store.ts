@@ -73,14 +73,7 @@ export async function listQueue(q: Queryable, appId: string, roomId: string | un
   return q
     .select()
     .from(chatEvents)
-    .where(
-      and(
-        eq(chatEvents.appId, appId),
-        inArray(chatEvents.moderation, [...QUEUED]),
-        roomId === undefined ? undefined : eq(chatEvents.roomId, roomId),
-        gt(chatEvents.id, after),
-      ),
-    )
+    .where(and(eq(chatEvents.appId, appId), inArray(chatEvents.moderation, [...QUEUED]), roomId === undefined ? undefined : eq(chatEvents.roomId, roomId), gt(chatEvents.id, after)))
     .orderBy(asc(chatEvents.id))
     .limit(limit);
 }

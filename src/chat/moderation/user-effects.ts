@@ -25,7 +25,6 @@ export interface RoomUserEffectView {
   added: string | null;
 }
 
-
 /** Bounce, room mute and shadow ban, purge, and the list of effects in force in a room. */
 export class UserEffects {
   constructor(
@@ -75,7 +74,10 @@ export class UserEffects {
   async list(app: Application, room: Room): Promise<{ key: string; item: RoomUserEffectView }[]> {
     const effects = await this.chat.effects.list(app, room.id);
     const affected = await globallyAffectedUsers(this.core.db, app.userPool, room.id, [...new Set(effects.map((e) => e.userId))]);
-    const byId = await this.core.users.getMany(app, effects.map((e) => e.userId));
+    const byId = await this.core.users.getMany(
+      app,
+      effects.map((e) => e.userId),
+    );
     for (const user of affected) byId.set(user.userId, user);
     const entry = (userId: string, effecttype: string, scope: 'room' | 'global', expires: Date | null, added: Date | null): { key: string; item: RoomUserEffectView } => {
       const user = byId.get(userId);

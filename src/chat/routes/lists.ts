@@ -13,7 +13,6 @@ import { ByTimestamp, ByType, FeedPaging, History, Search } from '../schemas.js'
 import { aroundTs, displayable, feedBefore, historyBefore, searchEvents } from '../store/events.js';
 import type { RoomView } from '../views.js';
 
-
 interface Page {
   kind: string;
   room: RoomView | null;

@@ -12,7 +12,6 @@ import { listParticipants, listSubscriptions, type Subscription } from '../store
 import { roomView } from '../views.js';
 import type * as v from 'valibot';
 
-
 export function subscriptionView(sub: Subscription, room: Room) {
   return {
     kind: 'chat.subscription',
@@ -91,7 +90,10 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
         const after = stringCursor(ctx.query.cursor) ?? '';
         const found = await listParticipants(core.db, room.id, after, ctx.query.limit + 1);
         const { items, next } = pageOf(found, ctx.query.limit, (p) => p.userId);
-        const users = await core.users.getMany(ctx.app, items.map((p) => p.userId));
+        const users = await core.users.getMany(
+          ctx.app,
+          items.map((p) => p.userId),
+        );
         const participants = items.map((p) => {
           const user = users.get(p.userId);
           return { kind: 'chat.participant', user: user === undefined ? null : userView(user), added: p.added.toISOString(), lastseen: p.lastSeen.toISOString() };
@@ -112,7 +114,15 @@ export function participationRoutes(core: Core, chat: Chat): RouteDef[] {
         const found = await listSubscriptions(core.db, ctx.app.id, userid, after, ctx.query.limit + 1);
         const { items, next } = pageOf(found, ctx.query.limit, (s) => s.room.id);
         const nextUrl = next === '' ? '' : `/api/v3/${ctx.app.id}/chat/user/${encodeURIComponent(userid)}/subscriptions?cursor=${next}&limit=${ctx.query.limit}`;
-        return ok(listPayload('list.userroomsubscriptions', 'subscriptions', items.map((s) => subscriptionView(s.sub, s.room)), next, { next: nextUrl }));
+        return ok(
+          listPayload(
+            'list.userroomsubscriptions',
+            'subscriptions',
+            items.map((s) => subscriptionView(s.sub, s.room)),
+            next,
+            { next: nextUrl },
+          ),
+        );
       },
     }),
   ];

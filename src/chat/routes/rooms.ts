@@ -9,7 +9,6 @@ import { findRooms, listRooms } from '../store/rooms.js';
 import { roomView } from '../views.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
 
-
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
 export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
   const { rooms, roomService } = chat;
@@ -32,7 +31,14 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
         const after = stringCursor(q.cursor) ?? '';
         const found = await listRooms(core.db, ctx.app.id, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, after, q.limit + 1);
         const { items, next } = pageOf(found, q.limit, (r) => r.id);
-        return ok(listPayload('list.chatrooms', 'rooms', items.map((r) => roomView(r)), next));
+        return ok(
+          listPayload(
+            'list.chatrooms',
+            'rooms',
+            items.map((r) => roomView(r)),
+            next,
+          ),
+        );
       },
     }),
     route({
@@ -99,7 +105,15 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
         const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
         const { deletedEvents, removedEffects } = await roomService.reset(ctx.app, room, ctx.body.removeusereffects);
         return ok(
-          { kind: 'delete.conversation', conversationid: room.id, userid: null, deletedconversations: 0, deletedcomments: deletedEvents, deletedevents: deletedEvents, removedusereffects: removedEffects },
+          {
+            kind: 'delete.conversation',
+            conversationid: room.id,
+            userid: null,
+            deletedconversations: 0,
+            deletedcomments: deletedEvents,
+            deletedevents: deletedEvents,
+            removedusereffects: removedEffects,
+          },
           'Room reset.',
         );
       },

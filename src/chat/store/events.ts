@@ -39,10 +39,7 @@ export async function deleteEvent(q: Queryable, id: string): Promise<boolean> {
 /** Locks the waiting (seq null) events among `ids`, oldest first. */
 export async function lockWaiting(q: Queryable, roomId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const found = await rows<{ id: string }>(
-    q,
-    sql`select id from chat_events where room_id = ${roomId} and seq is null and id in ${ids} order by id for update`,
-  );
+  const found = await rows<{ id: string }>(q, sql`select id from chat_events where room_id = ${roomId} and seq is null and id in ${ids} order by id for update`);
   return found.map((r) => r.id);
 }
 
@@ -131,8 +128,22 @@ export async function historyBefore(q: Queryable, roomId: string, beforeId: stri
 export async function aroundTs(q: Queryable, roomId: string, ts: number, older: number, newer: number, viewer: string | undefined): Promise<{ older: ChatEvent[]; newer: ChatEvent[] }> {
   const base = and(eq(chatEvents.roomId, roomId), displayable(viewer));
   const [before, after] = await Promise.all([
-    older === 0 ? [] : q.select().from(chatEvents).where(and(base, lt(chatEvents.ts, ts))).orderBy(desc(chatEvents.ts), desc(chatEvents.seq)).limit(older),
-    newer === 0 ? [] : q.select().from(chatEvents).where(and(base, sql`${chatEvents.ts} >= ${ts}`)).orderBy(asc(chatEvents.ts), asc(chatEvents.seq)).limit(newer),
+    older === 0
+      ? []
+      : q
+          .select()
+          .from(chatEvents)
+          .where(and(base, lt(chatEvents.ts, ts)))
+          .orderBy(desc(chatEvents.ts), desc(chatEvents.seq))
+          .limit(older),
+    newer === 0
+      ? []
+      : q
+          .select()
+          .from(chatEvents)
+          .where(and(base, sql`${chatEvents.ts} >= ${ts}`))
+          .orderBy(asc(chatEvents.ts), asc(chatEvents.seq))
+          .limit(newer),
   ]);
   return { older: before.reverse(), newer: after };
 }
@@ -156,9 +167,7 @@ export async function searchEvents(q: Queryable, appId: string, f: SearchFilter,
         displayable(undefined),
         f.roomId === undefined ? undefined : eq(chatEvents.roomId, f.roomId),
         f.userId === undefined ? undefined : eq(chatEvents.userId, f.userId),
-        f.handlePool === undefined
-          ? undefined
-          : sql`${chatEvents.userId} in (select user_id from users where pool = ${f.handlePool.pool} and handle_lower = ${f.handlePool.handle.toLowerCase()})`,
+        f.handlePool === undefined ? undefined : sql`${chatEvents.userId} in (select user_id from users where pool = ${f.handlePool.pool} and handle_lower = ${f.handlePool.handle.toLowerCase()})`,
         f.body === undefined ? undefined : sql`${chatEvents.body} ilike ${containing(f.body)}`,
         f.types === undefined ? undefined : inArray(chatEvents.eventType, f.types),
         cursorId === '' ? undefined : forward ? gt(chatEvents.id, cursorId) : lt(chatEvents.id, cursorId),

@@ -4,23 +4,38 @@ import type { ChatEvent } from '../context.js';
 
 /** How a column's value is written into a row's JSON array (no generic walk, no intermediate arrays). */
 type Encode = (r: ChatEvent) => string;
-const text = (get: (r: ChatEvent) => string | null): Encode => (r) => {
-  const v = get(r);
-  return v === null ? 'null' : v === '' ? '""' : JSON.stringify(v);
-};
+const text =
+  (get: (r: ChatEvent) => string | null): Encode =>
+  (r) => {
+    const v = get(r);
+    return v === null ? 'null' : v === '' ? '""' : JSON.stringify(v);
+  };
 /** Values the server makes (ids, enum words): nothing in them needs escaping. */
-const word = (get: (r: ChatEvent) => string): Encode => (r) => `"${get(r)}"`;
-const int = (get: (r: ChatEvent) => number | null): Encode => (r) => String(get(r));
-const bool = (get: (r: ChatEvent) => boolean): Encode => (r) => (get(r) ? 'true' : 'false');
-const json = (get: (r: ChatEvent) => unknown[]): Encode => (r) => {
-  const v = get(r);
-  return v.length === 0 ? '[]' : JSON.stringify(v);
-};
+const word =
+  (get: (r: ChatEvent) => string): Encode =>
+  (r) =>
+    `"${get(r)}"`;
+const int =
+  (get: (r: ChatEvent) => number | null): Encode =>
+  (r) =>
+    String(get(r));
+const bool =
+  (get: (r: ChatEvent) => boolean): Encode =>
+  (r) =>
+    get(r) ? 'true' : 'false';
+const json =
+  (get: (r: ChatEvent) => unknown[]): Encode =>
+  (r) => {
+    const v = get(r);
+    return v.length === 0 ? '[]' : JSON.stringify(v);
+  };
 /** As epoch milliseconds (the statement converts them): cheaper than an ISO string. */
-const time = (get: (r: ChatEvent) => Date | null): Encode => (r) => {
-  const v = get(r);
-  return v === null ? 'null' : String(v.getTime());
-};
+const time =
+  (get: (r: ChatEvent) => Date | null): Encode =>
+  (r) => {
+    const v = get(r);
+    return v === null ? 'null' : String(v.getTime());
+  };
 
 /**
  * Each chat_events column: its SQL type and how its value is encoded. The rows travel as ONE
@@ -65,8 +80,7 @@ const COLUMNS: [string, string, Encode][] = [
 
 const NAMES = COLUMNS.map(([name]) => name).join(', ');
 /** Column k of the row `e` (a JSON array) as its SQL type; jsonb columns keep their JSON. */
-const valueOf = (k: number, type: string) =>
-  type === 'jsonb' ? `(e->${k})::jsonb` : type === 'timestamptz' ? `to_timestamp((e->>${k})::float8 / 1000)` : `(e->>${k})::${type}`;
+const valueOf = (k: number, type: string) => (type === 'jsonb' ? `(e->${k})::jsonb` : type === 'timestamptz' ? `to_timestamp((e->>${k})::float8 / 1000)` : `(e->>${k})::${type}`);
 const INSERT_SELECT = COLUMNS.map(([, type], k) => valueOf(k, type)).join(', ');
 const ENCODERS = COLUMNS.map(([, , encode]) => encode);
 /** The position in the feed rides at the end of each row. */

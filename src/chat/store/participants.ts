@@ -9,11 +9,7 @@ export type Participant = typeof chatParticipants.$inferSelect;
 
 /** Starts (or refreshes) a session; true when the user was not in the room before. */
 export async function upsertParticipant(q: Queryable, appId: string, roomId: string, userId: string, now: Date): Promise<boolean> {
-  const inserted = await q
-    .insert(chatParticipants)
-    .values({ appId, roomId, userId, added: now, lastSeen: now })
-    .onConflictDoNothing()
-    .returning({ userId: chatParticipants.userId });
+  const inserted = await q.insert(chatParticipants).values({ appId, roomId, userId, added: now, lastSeen: now }).onConflictDoNothing().returning({ userId: chatParticipants.userId });
   if (inserted.length > 0) return true;
   await q
     .update(chatParticipants)
@@ -115,4 +111,3 @@ export async function deleteRoomPeople(q: Queryable, roomId: string): Promise<vo
   await q.delete(chatSubscriptions).where(eq(chatSubscriptions.roomId, roomId));
   await q.delete(chatRoomPermissions).where(eq(chatRoomPermissions.roomId, roomId));
 }
-

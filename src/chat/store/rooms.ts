@@ -13,19 +13,28 @@ export async function insertRoom(q: Queryable, row: NewRoom): Promise<Room> {
 }
 
 export async function findRoom(q: Queryable, appId: string, roomId: string): Promise<Room | undefined> {
-  const [room] = await q.select().from(chatRooms).where(and(eq(chatRooms.appId, appId), eq(chatRooms.id, roomId)));
+  const [room] = await q
+    .select()
+    .from(chatRooms)
+    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.id, roomId)));
   return room;
 }
 
 export async function findRoomByCustomId(q: Queryable, appId: string, customId: string): Promise<Room | undefined> {
-  const [room] = await q.select().from(chatRooms).where(and(eq(chatRooms.appId, appId), eq(chatRooms.customId, customId)));
+  const [room] = await q
+    .select()
+    .from(chatRooms)
+    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.customId, customId)));
   return room;
 }
 
 export async function findRooms(q: Queryable, appId: string, ids: string[], customIds: string[]): Promise<Room[]> {
   const byId = ids.length > 0 ? inArray(chatRooms.id, ids) : undefined;
   const byCustom = customIds.length > 0 ? inArray(chatRooms.customId, customIds) : undefined;
-  return q.select().from(chatRooms).where(and(eq(chatRooms.appId, appId), or(byId, byCustom)));
+  return q
+    .select()
+    .from(chatRooms)
+    .where(and(eq(chatRooms.appId, appId), or(byId, byCustom)));
 }
 
 export interface RoomFilter {
@@ -63,7 +72,10 @@ export async function updateRoom(q: Queryable, appId: string, roomId: string, pa
 }
 
 export async function deleteRoom(q: Queryable, appId: string, roomId: string): Promise<Room | undefined> {
-  const [room] = await q.delete(chatRooms).where(and(eq(chatRooms.appId, appId), eq(chatRooms.id, roomId))).returning();
+  const [room] = await q
+    .delete(chatRooms)
+    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.id, roomId)))
+    .returning();
   return room;
 }
 

@@ -114,9 +114,7 @@ export const comments = pgTable(
     index('comments_hierarchy_idx').using('gin', t.hierarchy),
     index('comments_user_idx').on(t.appId, t.userId),
     uniqueIndex('comments_customid_idx').on(t.appId, t.customId),
-    index('comments_queue_idx')
-      .on(t.appId, t.added, t.id)
-      .where(sql`${t.moderation} in ('pending', 'flagged')`),
+    index('comments_queue_idx').on(t.appId, t.added, t.id).where(sql`${t.moderation} in ('pending', 'flagged')`),
   ],
 );
 

@@ -31,11 +31,7 @@ export const users = pgTable(
     added: ts('added').notNull().defaultNow(),
     whenModified: ts('when_modified').notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.pool, t.userId] }),
-    uniqueIndex('users_handle_idx').on(t.pool, t.handleLower),
-    index('users_display_name_idx').on(t.pool, sql`lower(${t.displayName})`),
-  ],
+  (t) => [primaryKey({ columns: [t.pool, t.userId] }), uniqueIndex('users_handle_idx').on(t.pool, t.handleLower), index('users_display_name_idx').on(t.pool, sql`lower(${t.displayName})`)],
 );
 
 export const userReports = pgTable(
