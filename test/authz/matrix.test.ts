@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newApp, uid, type Client, type Response, type TestApp } from '../helpers/api.js';
 import { bearer, userToken } from '../foundation/util.js';
-import { NODE_FLAGS } from '../helpers/spawn.js';
+import { startWithRouteTable } from '../helpers/route-table.js';
 
 /**
  * Object-level authorization of every write route: a plain user's token (mallory's) acting on
@@ -411,14 +409,11 @@ const TABLE: Record<string, (f: Fixture) => Promise<Row>> = {
   }),
 };
 
-/** The app routes that write, as a server registers them (print-routes.ts, on an embedded database of its own). */
+/** The app routes that write, as a server of its own registers them. */
 async function registeredWriteRoutes(): Promise<string[]> {
-  const script = new URL('./print-routes.ts', import.meta.url).pathname;
-  const { stdout } = await promisify(execFile)(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script]);
-  return (JSON.parse(stdout) as string[])
-    .map((line) => line.split(' '))
-    .filter(([method, scope]) => scope === 'app' && method !== 'GET')
-    .map(([method, , path]) => `${method} ${path}`);
+  const server = await startWithRouteTable();
+  await server.stop();
+  return server.routes.filter((r) => r.scope === 'app' && r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 }
 
 describe('authorization matrix of every write route', () => {

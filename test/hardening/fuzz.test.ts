@@ -1,18 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userToken } from '../foundation/util.js';
-import { MANAGE_TOKEN, NODE_FLAGS, stopProcess } from '../helpers/spawn.js';
-import type { RouteEntry } from './serve-with-routes.js';
+import { type RouteTableServer, type ServedRoute, startWithRouteTable } from '../helpers/route-table.js';
+import { MANAGE_TOKEN } from '../helpers/spawn.js';
 
 /**
  * Thousands of generated bad requests over every route of the route table: wrong JSON, wrong
  * types, NUL, lone surrogates, deep nesting, huge numbers, bad cursors, bad path parameters and
  * query values. No answer may be a 5xx, every answer must be the JSON envelope, and the server
- * must still be up afterwards. The target is a server process of its own (serve-with-routes.ts),
+ * must still be up afterwards. The target is a server process of its own (test/helpers/route-table-server.ts),
  * on the database the suite runs on, which tells its route table.
  * A fixed seed makes a failure reproduce; bounded in count and in time.
  */
@@ -153,7 +148,7 @@ function badQuery(r: Rng, fields: string[]): string {
   return parts.join('&');
 }
 
-function generate(r: Rng, route: RouteEntry, f: Fixtures): Generated {
+function generate(r: Rng, route: ServedRoute, f: Fixtures): Generated {
   const scope = route.scope;
   const prefix = scope === 'app' ? `/api/v3/${r.next() < 0.95 ? f.appid : r.pick(BAD_SEGMENTS)}/` : scope === 'manage' ? '/api/v3/manage/' : '/';
   const path = route.path
@@ -164,7 +159,7 @@ function generate(r: Rng, route: RouteEntry, f: Fixtures): Generated {
   if (scope === 'app' && r.next() < 0.95) headers['x-api-token'] = f.token;
   if (scope === 'manage' && r.next() < 0.95) headers['x-manage-token'] = MANAGE_TOKEN;
   if (scope === 'app' && r.next() < 0.3) headers['authorization'] = r.next() < 0.8 ? `Bearer ${f.jwt}` : r.pick(['Bearer', 'Bearer x.y.z', 'Basic abc', `Bearer ${'a'.repeat(5000)}`]);
-  const query = route.query !== null || r.next() < 0.2 ? badQuery(r, route.query ?? []) : '';
+  const query = route.query !== undefined || r.next() < 0.2 ? badQuery(r, route.query ?? []) : '';
   const body = route.method === 'GET' ? undefined : r.next() < 0.95 ? badBody(r, route.body ?? []) : undefined;
   return { method: route.method, url: `${prefix}${path}${query === '' ? '' : `?${query}`}`, headers, body };
 }
@@ -184,26 +179,15 @@ function problemWith(status: number, contentType: string | null, text: string): 
 }
 
 describe('fuzzing every route with bad requests', () => {
-  let server: ChildProcess;
-  let dataDir: string;
+  let server: RouteTableServer;
   let base: string;
-  let routes: RouteEntry[];
+  let routes: ServedRoute[];
   let fixtures: Fixtures;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'engage-fuzz-'));
-    server = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'test/hardening/serve-with-routes.ts'], {
-      cwd: new URL('../..', import.meta.url).pathname,
-      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const first = await createInterface({ input: server.stdout as NodeJS.ReadableStream })
-      [Symbol.asyncIterator]()
-      .next();
-    if (first.done === true) throw new Error(`the fuzz target exited with ${server.exitCode}`);
-    const started = JSON.parse(first.value as string) as { port: number; routes: RouteEntry[] };
-    routes = started.routes;
-    base = `http://127.0.0.1:${started.port}`;
+    server = await startWithRouteTable({ LOG_LEVEL: 'error' });
+    routes = server.routes;
+    base = `http://127.0.0.1:${server.port}`;
     const post = async (path: string, body: unknown, headers: Record<string, string>) => {
       const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
       return ((await res.json()) as { data: Record<string, unknown> }).data;
@@ -227,14 +211,13 @@ describe('fuzzing every route with bad requests', () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (server !== undefined) await stopProcess(server, 5000);
-    rmSync(dataDir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   it('answers every one with a client error in the envelope, never a 5xx, and stays up', async () => {
     expect(routes.length).toBeGreaterThan(80);
     const r = rng(SEED);
-    const planned = Array.from({ length: REQUESTS }, (_, i) => generate(r, routes[i % routes.length] as RouteEntry, fixtures));
+    const planned = Array.from({ length: REQUESTS }, (_, i) => generate(r, routes[i % routes.length] as ServedRoute, fixtures));
     const problems: string[] = [];
     const deadline = Date.now() + TIME_BUDGET_MS;
     let sent = 0;
@@ -252,6 +235,6 @@ describe('fuzzing every route with bad requests', () => {
     expect(sent, `${sent} of ${REQUESTS} sent within ${TIME_BUDGET_MS} ms`).toBeGreaterThan(REQUESTS / 3);
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
-    expect(server.exitCode).toBeNull();
+    expect(server.child.exitCode).toBeNull();
   }, 90_000);
 });

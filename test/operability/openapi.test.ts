@@ -1,13 +1,8 @@
 // The OpenAPI document is arbitrary JSON read loosely; `any` is the honest type for it here.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MANAGE_TOKEN, NODE_FLAGS, stopProcess } from '../helpers/spawn.js';
-import type { ServedRoute } from './route-table-server.js';
+import { type RouteTableServer, type ServedRoute, startWithRouteTable } from '../helpers/route-table.js';
 
 /** The route's path as the document spells it, from the route table's own fields. */
 function documentedPath(route: ServedRoute): string {
@@ -15,44 +10,22 @@ function documentedPath(route: ServedRoute): string {
   return prefix + route.path.replace(/:(\w+)/g, '{$1}');
 }
 
-/** Starts the server in a process that reports the route table it serves. */
-async function startWithRouteTable(dataDir: string): Promise<{ child: ChildProcess; port: number; routes: ServedRoute[] }> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', new URL('./route-table-server.ts', import.meta.url).pathname], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, MANAGE_TOKEN, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  const line = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('\n')) resolve(output.slice(0, output.indexOf('\n')));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, ...(JSON.parse(line) as { port: number; routes: ServedRoute[] }) };
-}
-
 describe('GET /openapi.json', () => {
-  let child: ChildProcess;
+  let server: RouteTableServer | undefined;
   let routes: ServedRoute[];
   let base: string;
-  let dataDir: string;
   let doc: any;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'engage-openapi-'));
-    const started = await startWithRouteTable(dataDir);
-    child = started.child;
-    routes = started.routes;
-    base = `http://127.0.0.1:${started.port}`;
+    server = await startWithRouteTable();
+    routes = server.routes;
+    base = `http://127.0.0.1:${server.port}`;
     const res = await fetch(`${base}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     doc = await res.json();
   }, 180_000);
   afterAll(async () => {
-    if (child !== undefined) await stopProcess(child, 5000);
-    rmSync(dataDir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {

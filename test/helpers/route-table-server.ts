@@ -1,5 +1,7 @@
 // Starts the real server (as src/main.ts does, from the environment) and prints, as its one
-// line of output, its port and the route table it serves, for tests that compare the two.
+// line of output, its port and the route table it serves, for tests that cover every route.
+// The server's modules need Node's own loader (import.meta.resolve), so this runs as a process.
+import '../../src/http/header-limit.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startServer } from '../../src/server.js';
@@ -22,7 +24,8 @@ function entryNames(schema: unknown): string[] | undefined {
   return Array.isArray(s.pipe) ? (entryNames(s.pipe[0]) ?? []) : [];
 }
 
-const server = await startServer(loadConfig(process.env), createLogger('silent'));
+const log = createLogger(process.env['LOG_LEVEL'] ?? 'silent');
+const server = await startServer(loadConfig(process.env), log);
 const routes: ServedRoute[] = server.routes.map((r) => ({
   method: r.method,
   path: r.path,
@@ -32,4 +35,4 @@ const routes: ServedRoute[] = server.routes.map((r) => ({
   errors: [...(r.errors ?? [])],
 }));
 process.stdout.write(`${JSON.stringify({ port: server.port, routes })}\n`);
-process.on('SIGTERM', () => void server.stop().then(() => process.exit(0)));
+process.on('SIGTERM', () => void server.stop().then(() => log.flush(() => process.exit(0))));
