@@ -12,12 +12,18 @@ export interface TwoNodes {
   stop(): Promise<void>;
 }
 
+export interface TwoNodeOptions {
+  redis: boolean;
+  /** More environment for both nodes (limits, say). */
+  env?: Record<string, string>;
+}
+
 /** Two server processes on a fresh database of one Postgres, with the Redis bus between them when asked. */
-async function startTwoNodes(options: { redis: boolean }): Promise<TwoNodes> {
+async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
   const pg = await testPostgres();
   const db = await freshDatabase(pg.url);
   const redis = options.redis ? await RedisProcess.start() : undefined;
-  const env = { DATABASE_URL: db.url, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
+  const env = { ...options.env, DATABASE_URL: db.url, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
   const nodes: SpawnedServer[] = [await spawnServer(env), await spawnServer(env)];
   const a = await newApp({}, (nodes[0] as SpawnedServer).url);
   return {
@@ -33,7 +39,7 @@ async function startTwoNodes(options: { redis: boolean }): Promise<TwoNodes> {
 }
 
 /** Two nodes started before the suite's tests and stopped after them; read `a` and `b` inside tests. */
-export function twoNodesForSuite(options: { redis: boolean }): Pick<TwoNodes, 'a' | 'b'> {
+export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b'> {
   let cluster: TwoNodes | undefined;
   beforeAll(async () => {
     cluster = await startTwoNodes(options);

@@ -77,11 +77,16 @@ describe('resume limit: 5,000 events behind', () => {
   it('replays a cursor 4,999 or exactly 5,000 behind and continues live; refuses one 5,001 behind before saying subscribed', { timeout: 300_000 }, async () => {
     const app = await newApp();
     const room = (await app.api.post('chat/rooms', { name: 'deep', enableenterandexit: false })).body.data.id as string;
-    expect((await app.api.post(`chat/rooms/${room}/join`, { userid: 'u1', displayname: 'U One' })).status).toBe(200);
+    // 250 speakers with 20 messages each: every one well inside the per-user chat budget.
+    const speakers = Array.from({ length: 250 }, (_, n) => `u${n}`);
+    for (let n = 0; n < speakers.length; n += 25) {
+      const joined = await Promise.all(speakers.slice(n, n + 25).map((userid) => app.api.post(`chat/rooms/${room}/join`, { userid })));
+      expect(joined.every((j) => j.status === 200)).toBe(true);
+    }
     const start = (await app.api.get(`chat/rooms/${room}/updates`)).body.data.cursor as string;
     // 5,000 messages, 25 at a time.
     for (let i = 0; i < 5000; i += 25) {
-      const posted = await Promise.all(Array.from({ length: 25 }, (_, k) => say(app, room, 'u1', `m${i + k}`)));
+      const posted = await Promise.all(Array.from({ length: 25 }, (_, k) => say(app, room, speakers[(i + k) % speakers.length] as string, `m${i + k}`)));
       expect(posted.every((p) => p.status === 200)).toBe(true);
     }
 
