@@ -73,7 +73,7 @@ try {
   // A poller at the head of the feed, and one ten messages behind.
   const updates = (query: string) => app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?${query}`);
   const head = (await updates('limit=1')).cursor;
-  for (let i = 0; i < 10; i++) await app.call('POST', `chat/rooms/${room.id}/command`, { userid: speakers[i], command: `tail ${i}` });
+  for (let i = 0; i < 10; i++) await app.call('POST', `chat/rooms/${room.id}/command`, { userid: speakers[i % speakers.length], command: `tail ${i}` });
   const headNow = (await updates(`cursor=${head}`)).cursor;
 
   const ceilGet = await load({ url: `${ceiling.url}/x`, connections, durationSeconds: seconds });
