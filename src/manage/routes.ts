@@ -66,11 +66,7 @@ export function manageRoutes(core: Core): RouteDef[] {
       method: 'GET',
       path: 'applications/:appid',
       scope: 'manage',
-      handler: async ({ params }) => {
-        const app = await core.apps.get(params.appid as string);
-        if (app === undefined) throw notFound(`Application ${params.appid} not found.`);
-        return ok(applicationView(app));
-      },
+      handler: async ({ params }) => ok(applicationView(await requireApp(param(params, 'appid')))),
     }),
     route({
       method: 'POST',
