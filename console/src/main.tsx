@@ -67,7 +67,12 @@ function App() {
 function Shell({ ctx, onSignOut }: { ctx: Ctx; onSignOut: () => void }) {
   const route = useRoute();
   const [status, setStatus] = useState<LiveStatus>(ctx.live.status);
-  useEffect(() => ctx.live.onStatus(setStatus), [ctx]);
+  useEffect(() => {
+    const unsubscribe = ctx.live.onStatus(setStatus);
+    // The socket may have become live between the first render and this subscription.
+    setStatus(ctx.live.status);
+    return unsubscribe;
+  }, [ctx]);
   const [section = 'rooms', id] = route;
   // Focus moves to the new view's heading, so keyboard and screen-reader users land on it.
   useEffect(() => {

@@ -84,7 +84,7 @@ export class AppDirectory {
   async revokeToken(tokenId: string): Promise<TokenInfo | undefined> {
     const [row] = await this.db.delete(apiTokens).where(eq(apiTokens.id, tokenId)).returning(tokenColumns);
     if (row === undefined) return undefined;
-    this.bus.publish(row.appId, { topic: REVOKED, payload: tokenId });
+    this.bus.broadcast(row.appId, { topic: REVOKED, payload: tokenId });
     return row;
   }
 

@@ -60,6 +60,6 @@ export class RoomEffects {
   }
 
   private changed(app: Application, roomId: string): void {
-    this.core.bus.publish(app.id, { topic: EFFECTS_CHANGED, payload: roomId });
+    this.core.bus.broadcast(app.id, { topic: EFFECTS_CHANGED, payload: roomId });
   }
 }

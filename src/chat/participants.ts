@@ -145,7 +145,7 @@ export class Participation {
   }
 
   private forget(app: Application, roomId: string, userId: string): void {
-    this.core.bus.publish(app.id, { topic: LEFT, payload: [roomId, userId] });
+    this.core.bus.broadcast(app.id, { topic: LEFT, payload: [roomId, userId] });
     this.rooms.changed(app, roomId);
   }
 }

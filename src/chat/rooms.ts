@@ -69,7 +69,7 @@ export class RoomDirectory {
   }
 
   changed(app: Application, roomId: string): void {
-    this.core.bus.publish(app.id, { topic: ROOM_CHANGED, payload: roomId });
+    this.core.bus.broadcast(app.id, { topic: ROOM_CHANGED, payload: roomId });
   }
 
   private async load(app: Application, roomId: string): Promise<Cached | undefined> {

@@ -61,12 +61,12 @@ export class PageCache {
 
   /** After a change to these conversations committed: drop their pages on every node (this one synchronously, as the bus delivers locally at once). */
   changed(appId: string, conversationIds: string[]): void {
-    this.bus.publish(appId, { topic: TOPIC, payload: conversationIds });
+    this.bus.broadcast(appId, { topic: TOPIC, payload: conversationIds });
   }
 
   /** After a change that may touch any conversation (a user's comments purged). */
   changedEverywhere(appId: string): void {
-    this.bus.publish(appId, { topic: TOPIC, payload: [ALL] });
+    this.bus.broadcast(appId, { topic: TOPIC, payload: [ALL] });
   }
 
   private drop(k: string): void {

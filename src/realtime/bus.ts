@@ -14,9 +14,14 @@ export type BusHandler = (appId: string, message: BusMessage) => void;
 
 export interface Bus {
   readonly kind: 'memory' | 'redis';
+  /** A live item of `message.topic`: reaches the nodes that take an interest in that topic. */
   publish(appId: string, message: BusMessage): void;
-  /** Handlers see every message of every application; returns the unsubscribe function. */
+  /** Control traffic every node must see (invalidations, revocations, replicated state). */
+  broadcast(appId: string, message: BusMessage): void;
+  /** Handlers see every message this node receives; returns the unsubscribe function. */
   onMessage(handler: BusHandler): () => void;
+  /** Called after the cross-node link comes back: messages sent meanwhile may have been lost. */
+  onReconnect(handler: () => void): () => void;
   /** True when messages published now reach every node. */
   isConnected(): boolean;
   close(): Promise<void>;

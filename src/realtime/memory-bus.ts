@@ -13,8 +13,17 @@ export class MemoryBus implements Bus {
     this.local.deliver(appId, message, (err) => this.log.error({ err, topic: message.topic }, 'bus handler failed'));
   }
 
+  broadcast(appId: string, message: BusMessage): void {
+    this.publish(appId, message);
+  }
+
   onMessage(handler: BusHandler): () => void {
     return this.local.add(handler);
+  }
+
+  /** One process never loses its own messages. */
+  onReconnect(): () => void {
+    return () => {};
   }
 
   isConnected(): boolean {

@@ -25,6 +25,7 @@ export class RedisBus implements Bus {
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private subscribed = false;
+  private readonly reconnectHandlers = new Set<() => void>();
 
   constructor(
     url: string,
@@ -46,10 +47,13 @@ export class RedisBus implements Bus {
         connectedBefore = true;
       });
     }
+    let subscribedBefore = false;
     this.subscriber.on('ready', () => {
       this.subscriber.subscribe(CHANNEL).then(
         () => {
           this.subscribed = true;
+          if (subscribedBefore) this.announceReconnect();
+          subscribedBefore = true;
         },
         (err: unknown) => log.error({ err }, 'redis bus subscribe failed'),
       );
@@ -75,8 +79,17 @@ export class RedisBus implements Bus {
     this.publisher.publish(CHANNEL, JSON.stringify(wire)).catch((err: unknown) => this.log.warn({ err }, 'redis bus publish failed'));
   }
 
+  broadcast(appId: string, message: BusMessage): void {
+    this.publish(appId, message);
+  }
+
   onMessage(handler: BusHandler): () => void {
     return this.local.add(handler);
+  }
+
+  onReconnect(handler: () => void): () => void {
+    this.reconnectHandlers.add(handler);
+    return () => this.reconnectHandlers.delete(handler);
   }
 
   isConnected(): boolean {
@@ -86,6 +99,16 @@ export class RedisBus implements Bus {
   async close(): Promise<void> {
     this.publisher.disconnect();
     this.subscriber.disconnect();
+  }
+
+  private announceReconnect(): void {
+    for (const handler of this.reconnectHandlers) {
+      try {
+        handler();
+      } catch (err) {
+        this.log.error({ err }, 'bus reconnect handler failed');
+      }
+    }
   }
 
   private receive(raw: string): void {

@@ -64,6 +64,6 @@ export class TelemetrySync {
     this.flushScheduled = false;
     const outbox = this.outbox;
     this.outbox = new Map();
-    for (const [appId, ops] of outbox) this.bus.publish(appId, { topic: TOPIC, payload: { n: this.nodeId, ops } satisfies WireBatch });
+    for (const [appId, ops] of outbox) this.bus.broadcast(appId, { topic: TOPIC, payload: { n: this.nodeId, ops } satisfies WireBatch });
   }
 }

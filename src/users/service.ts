@@ -117,7 +117,7 @@ export class UserService {
     if (user === undefined) throw notFound(`User ${userId} not found.`);
     // Announce and forget: remembering the deleted row would keep answering for it from the cache.
     const key = cacheKey(app, user.userId);
-    this.bus.publish(app.id, { topic: 'user-changed', payload: key });
+    this.bus.broadcast(app.id, { topic: 'user-changed', payload: key });
     this.cache.delete(key);
     return user;
   }
@@ -211,7 +211,7 @@ export class UserService {
     const key = cacheKey(app, user.userId);
     // Asked before publishing: our own notice invalidates the key too.
     const current = this.reading.unchangedSince(key, since);
-    this.bus.publish(app.id, { topic: 'user-changed', payload: key });
+    this.bus.broadcast(app.id, { topic: 'user-changed', payload: key });
     if (current) this.remember(key, user);
     return user;
   }

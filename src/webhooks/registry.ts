@@ -43,7 +43,7 @@ export class HookRegistry {
   }
 
   changed(appId: string): void {
-    this.bus.publish(appId, { topic: CHANGED, payload: null });
+    this.bus.broadcast(appId, { topic: CHANGED, payload: null });
   }
 }
 

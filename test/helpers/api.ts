@@ -90,5 +90,6 @@ let counter = 0;
 /** A unique id for users, rooms, ... within a test run. */
 export function uid(prefix = 'id'): string {
   counter += 1;
-  return `${prefix}${Date.now().toString(36)}${counter}${Math.random().toString(36).slice(2, 6)}`;
+  // Digits only after the prefix: random letters can spell a word the profanity filter refuses.
+  return `${prefix}${Date.now()}${counter}${Math.floor(Math.random() * 1e6)}`;
 }

@@ -58,7 +58,7 @@ export class RoomFeeds implements TopicFeed {
 
   /** After events were removed wholesale (reset, delete all): every node forgets the room's ring. */
   forget(app: Application, roomId: string): void {
-    this.core.bus.publish(app.id, { topic: RING_RESET, payload: roomId });
+    this.core.bus.broadcast(app.id, { topic: RING_RESET, payload: roomId });
   }
 
   /** The newest displayable events, oldest first, and the cursor that continues after them. */
