@@ -1,5 +1,6 @@
 import { badRequest } from './errors.js';
 import { normalizeBody } from './normalize.js';
+import { mayHoldUnstorable } from './storable.js';
 
 /** Opaque cursors: any JSON value, base64url-encoded. */
 export function encodeCursor(value: unknown): string {
@@ -9,8 +10,9 @@ export function encodeCursor(value: unknown): string {
 export function decodeCursor<T>(cursor: string, check: (value: unknown) => value is T): T {
   try {
     const text = Buffer.from(cursor, 'base64url').toString('utf8');
-    // The checks a body gets: a cursor's strings reach queries too.
-    const value = normalizeBody(JSON.parse(text), true);
+    // A cursor's strings reach queries too: text that may hold NUL or a lone surrogate gets a body's checks.
+    const parsed: unknown = JSON.parse(text);
+    const value = mayHoldUnstorable(text) ? normalizeBody(parsed, true) : parsed;
     if (check(value)) return value;
   } catch {
     // falls through to the 400 below
