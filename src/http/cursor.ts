@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 import { normalizeBody } from './normalize.js';
 
 /** Opaque cursors: any JSON value, base64url-encoded. */
