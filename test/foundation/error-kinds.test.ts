@@ -13,7 +13,9 @@ import { bearer, expectEnvelope, userToken } from './util.js';
 const ERRORS_MD = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
 /** docs/errors.md's table: kind → HTTP status and WebSocket code. */
-const documented = new Map([...ERRORS_MD.matchAll(/^\| `(\w+)` \| (\d{3}) \| `(\w+)` \|/gm)].map((m): [string, { status: number; code: string }] => [m[1] as string, { status: Number(m[2]), code: m[3] as string }]));
+const documented = new Map(
+  [...ERRORS_MD.matchAll(/^\| `(\w+)` \| (\d{3}) \| `(\w+)` \|/gm)].map((m): [string, { status: number; code: string }] => [m[1] as string, { status: Number(m[2]), code: m[3] as string }]),
+);
 
 function documentedKind(kind: string): { status: number; code: string } {
   const row = documented.get(kind);
