@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
-import { badRequest, forbidden } from '../http/errors.js';
+import { badRequest, forbidden } from '../errors.js';
 import { jsonOnce } from '../json-once.js';
 import type { Actor } from '../http/route.js';
 import type { EventView, Room } from './context.js';

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import { chatEvents } from '../db/schema/chat.js';
-import { badRequest, forbidden, notFound } from '../http/errors.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
 import { maskProfanity } from '../text/profanity.js';
 import { extractHashtags } from '../text/tags.js';
 import type { ChatEvent, EventView, Room } from './context.js';

@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import { SingleFlight } from '../single-flight.js';
 import type { Room } from './context.js';
 import type { RoomDirectory } from './rooms.js';

@@ -1,7 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import type { Tx } from '../db/client.js';
-import { forbidden } from '../http/errors.js';
+import { forbidden } from '../errors.js';
 import { newId } from '../ids.js';
 import { maskProfanity } from '../text/profanity.js';
 import { extractHashtags } from '../text/tags.js';

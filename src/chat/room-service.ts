@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
-import { blockedByRule, conflict, forbidden } from '../http/errors.js';
+import { blockedByRule, conflict, forbidden } from '../errors.js';
 import { hasProfanity } from '../text/profanity.js';
 import { newId } from '../ids.js';
 import { effectActive, type UserInput } from '../users/types.js';

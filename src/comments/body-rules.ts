@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import { hasProfanity, maskProfanity } from '../text/profanity.js';
 import { extractHashtags, extractMentions } from '../text/tags.js';
 import type { Conversation } from './views.js';

@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Tx } from '../db/client.js';
-import { badRequest, forbidden, notFound } from '../http/errors.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
 import { acceptBody } from './body-rules.js';
 import { activeUnlessHeld, adjustReplyCount, deleteAllOfUser, deleteSubtree, lockComment, updateComment } from './comment-store.js';
 import { adjustCommentCount } from './conversation-store.js';

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/client.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { adjustReplyCount, insertComments } from './comment-store.js';
 import { adjustCommentCount } from './conversation-store.js';

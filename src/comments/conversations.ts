@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
-import { badRequest, conflict, notFound } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { deleteAllInConversation } from './comment-store.js';
 import * as store from './conversation-store.js';

@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { findCommentInApp, settleQueued } from './comment-store.js';
 import { finish } from './changes.js';
 import { findConversationByKey, findConversationsByKeys } from './conversation-store.js';

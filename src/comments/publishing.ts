@@ -1,5 +1,5 @@
 import type { Application } from '../apps/types.js';
-import { forbidden, notFound } from '../http/errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { effectActive, type Role } from '../users/types.js';
 import { acceptBody } from './body-rules.js';

@@ -2,7 +2,7 @@ import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
 import { decodeCursor, isCursorTime, listPayload, pageOf } from '../http/cursor.js';
 import { groupBy } from '../group-by.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import type { UserService } from '../users/service.js';
 import type { User } from '../users/types.js';
 import { findComment } from './comment-store.js';

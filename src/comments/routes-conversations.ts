@@ -1,6 +1,6 @@
 import { assertActingAs, assertOwnerOrModerator, ownerFor } from '../http/auth.js';
 import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../http/route.js';
 import type { ListAfter } from './conversation-store.js';
 import type { CommentsDeps } from './deps.js';

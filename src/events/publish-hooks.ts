@@ -1,6 +1,6 @@
 /**
  * What the webhooks area sees of every published chat event and comment. Areas call
- * `beforePublish` before storing (a prepublish hook may refuse by throwing an ApiError) and
+ * `beforePublish` before storing (a prepublish hook may refuse by throwing a DomainError) and
  * `afterPublish` once the event is committed; both are cheap when an app has no hooks.
  */
 export interface PublishedEvent {

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import { ApiError } from '../http/errors.js';
+import { unavailable } from '../errors.js';
 import { ok, route, type RouteDef } from '../http/route.js';
 
 export function healthRoutes(core: Core): RouteDef[] {
@@ -14,7 +14,7 @@ export function healthRoutes(core: Core): RouteDef[] {
         const database = await core.database.ping();
         const bus = core.bus.isConnected();
         const data = { kind: 'readiness', database, bus, buskind: core.bus.kind, databasekind: core.database.kind };
-        if (!database || !bus) throw new ApiError(503, `Not ready: ${!database ? 'database unreachable' : 'bus disconnected'}.`, {}, data);
+        if (!database || !bus) throw unavailable(`Not ready: ${!database ? 'database unreachable' : 'bus disconnected'}.`, data);
         return ok(data);
       },
     }),

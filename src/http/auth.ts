@@ -1,7 +1,7 @@
 import { jwtVerify } from 'jose';
 import type { AppDirectory } from '../apps/directory.js';
 import type { Application, Credential } from '../apps/types.js';
-import { ApiError, forbidden } from './errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import type { Actor, RequestContext, RouteDef } from './route.js';
 
 export const NOT_AUTHORIZED = 'Request is not authorized with a token.';
@@ -14,14 +14,14 @@ const ROLES = new Set(['user', 'moderator', 'admin']);
 export async function authenticateApp(apps: AppDirectory, appId: string, token: string): Promise<Credential> {
   // A remembered token (the hot paths' case) is answered without another await.
   const found = token === '' ? undefined : (apps.cached(appId, token) ?? (await apps.authenticate(appId, token)));
-  if (found === undefined || found === null) throw new ApiError(403, NOT_AUTHORIZED);
+  if (found === undefined || found === null) throw unauthorized(NOT_AUTHORIZED);
   return found;
 }
 
 /** Verifies an `Authorization: Bearer` user token (HS256, the application's secret). */
 export async function verifyUserToken(app: Application, header: string): Promise<Actor> {
   const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (match === null) throw forbidden('The Authorization header must be "Bearer <user token>".');
+  if (match === null) throw unauthorized('The Authorization header must be "Bearer <user token>".');
   let key = keys.get(app);
   if (key === undefined) {
     key = new TextEncoder().encode(app.jwtSecret);
@@ -38,7 +38,7 @@ export async function verifyUserToken(app: Application, header: string): Promise
     }
     return { userid, role: role as Actor['role'] };
   } catch {
-    throw forbidden('The user token is not valid for this application.');
+    throw unauthorized('The user token is not valid for this application.');
   }
 }
 
@@ -88,7 +88,7 @@ export function assertOwnerOrModerator(ctx: RequestContext, ownerId: string | nu
  */
 export function ownerFor<Given extends string | null | undefined>(ctx: RequestContext, given: Given, field: string, creating: boolean): Given | string | undefined {
   if (ctx.actor === null || ctx.actor.role !== 'user') return given;
-  if (typeof given === 'string' && given !== ctx.actor.userid) throw new ApiError(403, `A user token may set ${field} only to its own user.`, { [field]: 'must be your own userid' });
+  if (typeof given === 'string' && given !== ctx.actor.userid) throw forbidden(`A user token may set ${field} only to its own user.`, { [field]: 'must be your own userid' });
   return given ?? (creating ? ctx.actor.userid : undefined);
 }
 

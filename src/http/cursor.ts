@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 import { normalizeBody } from './normalize.js';
 import { mayHoldUnstorable } from './storable.js';
 

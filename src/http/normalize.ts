@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 import { unstorable } from './storable.js';
 
 /** Deeper JSON is refused: no field of the API nests beyond a few levels, and every walk below recurses. */

@@ -3,15 +3,15 @@ import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWe
 import type { AppDirectory } from '../apps/directory.js';
 import type { TokenScope } from '../apps/types.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { badRequest, DomainError, unauthorized } from '../errors.js';
 import type { Limits } from '../limits/limits.js';
-import { RATE_LIMIT_HEADERS, RateLimited } from '../limits/rate-limited.js';
 import type { Logger } from '../logger.js';
 import { RequestMetrics } from '../metrics/http.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
-import { ApiError } from './errors.js';
+import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
@@ -99,7 +99,10 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round(ms * 10) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
-      if (err instanceof ApiError) return respond(err.status, envelope(err.status, err.message, err.data, err.errors), err instanceof RateLimited ? err.headers : undefined);
+      if (err instanceof DomainError) {
+        const status = HTTP_STATUS[err.kind];
+        return respond(status, envelope(status, err.message, err.data, err.errors), errorHeaders(err));
+      }
       if (isDatabaseUnavailable(err)) {
         deps.log.warn({ reqId: incoming.requestId, err }, 'database unavailable');
         return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), [['retry-after', RETRY_AFTER_SECONDS]]);
@@ -164,7 +167,7 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
   try {
     if (scope === 'manage') {
       const given = Buffer.from(incoming.manageToken);
-      if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw new ApiError(403, 'Request is not authorized with a management token.');
+      if (given.length !== manageToken.length || !timingSafeEqual(given, manageToken)) throw unauthorized('Request is not authorized with a management token.');
     } else if (scope === 'app') {
       const appId = params['appid'] as string;
       const credential = await authenticateApp(deps.apps, appId, incoming.apiToken);
@@ -174,7 +177,7 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     }
   } catch (err) {
     // A refused credential counts toward the address's lockout; a request that carried none is no guess.
-    if (err instanceof ApiError && err.status === 403 && presentsCredentials(incoming)) throw (await deps.limits.authFailed(address())) ?? err;
+    if (err instanceof DomainError && err.kind === 'unauthorized' && presentsCredentials(incoming)) throw (await deps.limits.authFailed(address())) ?? err;
     throw err;
   }
   if (tokenScope === 'client') assertClientAccess(route, actor);
@@ -212,9 +215,9 @@ function parseJsonBody(text: string): unknown {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'Malformed JSON body.', { body: 'is not valid JSON' });
+    throw badRequest('Malformed JSON body.', { body: 'is not valid JSON' });
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError(400, 'The JSON body must be an object.', { body: 'must be a JSON object' });
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('The JSON body must be an object.', { body: 'must be a JSON object' });
   return normalizeBody(parsed, mayHoldUnstorable(text));
 }
 

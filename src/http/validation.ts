@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 import { unstorable } from './storable.js';
 
 export type AnySchema = v.GenericSchema<unknown, unknown>;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { Core } from '../core.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { TOKEN_SCOPES } from '../apps/types.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { choice, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';

@@ -1,7 +1,7 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs } from '../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import { ok, param, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
 import * as store from './store.js';

@@ -1,11 +1,11 @@
-import { type ApiError, conflict, forbidden } from '../http/errors.js';
+import { conflict, type DomainError, forbidden } from '../errors.js';
 import type { Poll } from './types.js';
 
 /**
  * Why a poll takes no vote now, or null when it does. Timing and status refusals are 403 with
  * the reason in the message; per-user limits (see UserTally) are 409.
  */
-export function votingClosedReason(poll: Poll, now: number): ApiError | null {
+export function votingClosedReason(poll: Poll, now: number): DomainError | null {
   if (poll.status === 'unpublished') return forbidden('The poll is not published.');
   if (poll.whenPollExpires !== null && poll.whenPollExpires.getTime() <= now) return forbidden('The poll has expired.');
   if (poll.status === 'closed' || (poll.whenPollCloses !== null && poll.whenPollCloses.getTime() <= now)) return forbidden('The poll is closed.');
@@ -24,7 +24,7 @@ export class UserTally {
   }
 
   /** The refusal for one more response to `choiceId`, or null when the poll's limits allow it. */
-  refusal(poll: Poll, choiceId: string): ApiError | null {
+  refusal(poll: Poll, choiceId: string): DomainError | null {
     if (poll.maxTotalResponsesPerUser > 0 && this.total >= poll.maxTotalResponsesPerUser) {
       return conflict(`The user has already given the ${poll.maxTotalResponsesPerUser} response(s) this poll allows.`, { userid: 'has no responses left in this poll' });
     }

@@ -1,7 +1,7 @@
 import type { Application } from '../apps/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Tx } from '../db/client.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ChoiceInput, PollInput } from './schemas.js';
 import * as store from './store.js';

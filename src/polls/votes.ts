@@ -1,6 +1,6 @@
 import type { Db, Tx } from '../db/client.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { notFound, type ApiError } from '../http/errors.js';
+import { notFound, type DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { UserTally, votingClosedReason } from './rules.js';
@@ -15,7 +15,7 @@ export interface VoteRequest {
   userId: string;
 }
 
-export type VoteOutcome = { ok: true; response: PollResponse } | { ok: false; error: ApiError };
+export type VoteOutcome = { ok: true; response: PollResponse } | { ok: false; error: DomainError };
 
 interface Pending extends VoteRequest {
   done(outcome: VoteOutcome): void;

@@ -2,10 +2,10 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } fro
 import type { AppDirectory } from '../apps/directory.js';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { DomainError } from '../errors.js';
 import { mayActAs, verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
-import { ApiError } from '../http/errors.js';
 import { statusLine } from '../http/status.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { closeSocket, newConnection, sendError, sendFrame, trustedBackend, type Connection, type Socket } from './connection.js';
+import { WS_ERROR_CODE } from './error-codes.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, parseFrame, type ClientFrame } from './protocol.js';
 import type { Subscriptions } from './subscriptions.js';
 
@@ -243,8 +244,8 @@ export class Endpoint {
     try {
       this.deps.telemetry.record(conn.appId, contextid, userid, [{ kind: 'presence', key, amount: 1 }]);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      sendError(ws, this.limit, 'bad_request', err.message);
+      if (!(err instanceof DomainError)) throw err;
+      sendError(ws, this.limit, WS_ERROR_CODE[err.kind], err.message);
     }
   }
 

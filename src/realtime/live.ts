@@ -34,7 +34,7 @@ export interface FeedPage {
 
 /** A topic kind whose history can be replayed from a cursor, so a WebSocket client resumes with no gap. */
 export interface TopicFeed {
-  /** Throws a 404 ApiError when the topic's object does not exist in this app. */
+  /** Throws a not_found DomainError when the topic's object does not exist in this app. */
   assertExists(app: Application, id: string): Promise<void>;
   /** Items after `cursor` (exclusive); an empty cursor means: nothing, just the current position. */
   since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage>;

@@ -3,9 +3,10 @@ import type { FeedRegistry, LiveMessage, TopicFeed } from './live.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import { mayActAs } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { TelemetryService } from '../telemetry/service.js';
 import { sendError, sendFrame, trustedBackend, type Socket } from './connection.js';
+import { WS_ERROR_CODE } from './error-codes.js';
 import { eventFrame, localTopic, type Delivery, type LiveHub } from './hub.js';
 import { parseTopic, type ErrorCode, type Topic } from './protocol.js';
 
@@ -173,10 +174,7 @@ export class Subscriptions {
 
   private refuse(ws: Socket, err: unknown, topic: string): void {
     if (err instanceof Refusal) return sendError(ws, this.deps.maxBackpressure, err.code, err.message, topic);
-    if (err instanceof ApiError && err.status < 500) {
-      const code: ErrorCode = err.status === 404 ? 'not_found' : err.status === 403 ? 'forbidden' : 'bad_request';
-      return sendError(ws, this.deps.maxBackpressure, code, err.message, topic);
-    }
+    if (err instanceof DomainError) return sendError(ws, this.deps.maxBackpressure, WS_ERROR_CODE[err.kind], err.message, topic);
     this.deps.log.error({ err, topic }, 'subscribe failed');
     sendError(ws, this.deps.maxBackpressure, 'internal', 'The subscription failed; try again.', topic);
   }

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import type { LiveHub } from '../realtime/hub.js';
 import { topicName } from '../realtime/live.js';
 import { ContextStore, MAX_SIGNALS_PER_CONTEXT, type Operation } from './contexts.js';

@@ -1,4 +1,4 @@
-import { blockedByRule } from '../http/errors.js';
+import { blockedByRule } from '../errors.js';
 
 const ALLOWED = /^[A-Za-z0-9_]+$/;
 export const MAX_HANDLE = 64;

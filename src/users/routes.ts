@@ -1,7 +1,7 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs, assertAdmin, assertModerator } from '../http/auth.js';
 import { decodeCursor, isCursorTime, isString, listPayload, pageOf, stringCursor } from '../http/cursor.js';
-import { badRequest, preconditionFailed } from '../http/errors.js';
+import { badRequest, preconditionFailed } from '../errors.js';
 import { ok, route, type RequestContext } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
 import * as store from './store.js';

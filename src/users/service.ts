@@ -1,6 +1,6 @@
 import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
-import { badRequest, conflict, notFound } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Bus } from '../realtime/bus.js';
 import { assertValidHandle, handleCandidates, handleFrom } from './handles.js';

@@ -1,7 +1,7 @@
 import type { AppDirectory } from '../apps/directory.js';
 import type { Db } from '../db/client.js';
 import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
-import { ApiError } from '../http/errors.js';
+import { forbidden } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Deliveries } from './pipeline.js';
@@ -44,7 +44,7 @@ export class WebhookPublishHook implements PublishHook {
     const refusal = attempts.find((a) => a.statusCode !== 200);
     if (refusal !== undefined) {
       this.log.info({ webhookid: refusal.webhookId, statuscode: refusal.statusCode, error: refusal.error }, 'event blocked by prepublish webhook');
-      throw new ApiError(403, BLOCKED, { webhook: refusal.statusCode === 0 ? refusal.error : `answered ${refusal.statusCode}` });
+      throw forbidden(BLOCKED, { webhook: refusal.statusCode === 0 ? refusal.error : `answered ${refusal.statusCode}` });
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertAdmin } from '../http/auth.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
 import { ok, param, route } from '../http/route.js';
 import type { Logger } from '../logger.js';

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 
 /**
  * Chat cursors. The `updates` cursor holds the feed position (seq) already seen; the scroll-back

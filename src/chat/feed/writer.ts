@@ -1,7 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChatEvent, EventView, Room } from '../context.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';

@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
-import { badRequest, forbidden, notFound } from '../../http/errors.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { Queryable } from '../../db/client.js';
 import type { ChatContext, ChatEvent, EventView, Room } from '../context.js';
 import { requireReporter } from './reporter.js';

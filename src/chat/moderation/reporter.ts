@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
-import { forbidden } from '../../http/errors.js';
+import { forbidden } from '../../errors.js';
 import { effectActive, type User } from '../../users/types.js';
 import type { ChatContext } from '../context.js';
 

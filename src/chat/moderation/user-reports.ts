@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
-import { badRequest, preconditionFailed } from '../../http/errors.js';
+import { badRequest, preconditionFailed } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ChatContext, RoomView } from '../context.js';
 import { requireReporter } from './reporter.js';

@@ -3,7 +3,7 @@ import type { Core } from '../../core.js';
 import { chatEvents } from '../../db/schema/chat.js';
 import { viewerOf } from '../../http/auth.js';
 import { encodeCursor, stringCursor } from '../../http/cursor.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import type { Chat } from '../chat.js';
 import type { ChatEvent } from '../context.js';

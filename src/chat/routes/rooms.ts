@@ -2,7 +2,7 @@ import type { Chat } from '../chat.js';
 import type { Core } from '../../core.js';
 import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
 import { moderatedRoomView } from '../moderation/room-view.js';
 import { findRooms, listRooms } from '../store/rooms.js';
