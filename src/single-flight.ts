@@ -47,6 +47,12 @@ export class SingleFlight<V> {
     this.changes.changed(key);
   }
 
+  /** Every key changed, or may have (notices were lost): no running load fills the cache, later callers start new ones. */
+  reset(): void {
+    this.running.clear();
+    this.changes.changedAll();
+  }
+
   /** For fills that do not go through `run` (one query for many keys, a row returned by a write): take before reading. */
   stamp(): number {
     return this.changes.stamp();

@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
 import { asc, count, eq, gt } from 'drizzle-orm';
+import { ReplicatedCache } from '../cache/replicated-cache.js';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
 import { newId, newSecret, newWebhookSecret } from '../ids.js';
+import { internal, on } from '../internal-messages.js';
 import { UnknownTokens } from '../limits/unknown-tokens.js';
 import type { Bus } from '../realtime/bus.js';
 import type { Application, Credential, TokenInfo, TokenScope } from './types.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-/** Bus topic: a token was revoked; every node forgets it. */
-const REVOKED = 'api-token-revoked';
+/** Verified tokens remembered; beyond, the oldest remembered is verified again when next presented. */
+const TOKENS_REMEMBERED = 50_000;
 
 export interface NewApplication {
   name: string;
@@ -30,22 +32,20 @@ const tokenColumns = { id: apiTokens.id, appId: apiTokens.appId, name: apiTokens
 /**
  * Applications and their API tokens. Authentication sits on every request, so a verified
  * token is remembered in memory: the hot paths pay no database round trip for it. A revoked
- * token is announced on the bus and forgotten by every node.
+ * token is announced on the bus and forgotten by every node. Applications themselves never
+ * change once created, so they are remembered without invalidation.
  */
 export class AppDirectory {
-  /** Keyed by the token as presented: a hit costs no hashing. Only verified tokens enter. */
-  private readonly byToken = new Map<string, Credential>();
+  /** Keyed by the token as presented (a hit costs no hashing), revoked by its id. Only verified tokens enter. */
+  private readonly byToken: ReplicatedCache<Credential>;
   private readonly byId = new Map<string, Application>();
-  private readonly revokeListeners = new Set<(tokenId: string) => void>();
   private readonly unknownTokens = new UnknownTokens();
 
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
   ) {
-    bus.onMessage((_appId, message) => {
-      if (message.topic === REVOKED) this.forget(message.payload as string);
-    });
+    this.byToken = new ReplicatedCache<Credential>(bus, { invalidation: internal.tokenRevoked, limit: TOKENS_REMEMBERED, idOf: (credential) => credential.id });
   }
 
   async create(input: NewApplication): Promise<Application> {
@@ -84,13 +84,13 @@ export class AppDirectory {
   async revokeToken(tokenId: string): Promise<TokenInfo | undefined> {
     const [row] = await this.db.delete(apiTokens).where(eq(apiTokens.id, tokenId)).returning(tokenColumns);
     if (row === undefined) return undefined;
-    this.bus.broadcast(row.appId, { topic: REVOKED, payload: tokenId });
+    this.byToken.invalidate(row.appId, tokenId);
     return row;
   }
 
   /** Called on every node when a token is revoked (after it is forgotten). */
   onRevoked(listener: (tokenId: string) => void): void {
-    this.revokeListeners.add(listener);
+    on(this.bus, internal.tokenRevoked, (_appId, tokenId) => listener(tokenId));
   }
 
   async get(appId: string): Promise<Application | undefined> {
@@ -103,7 +103,7 @@ export class AppDirectory {
 
   /** The remembered credential of `token` if it is `appId`'s; null if it is another app's; undefined if not remembered. */
   cached(appId: string, token: string): Credential | null | undefined {
-    const cached = this.byToken.get(token);
+    const cached = this.byToken.peek(token);
     if (cached === undefined) return undefined;
     return cached.app.id === appId ? cached : null;
   }
@@ -113,19 +113,8 @@ export class AppDirectory {
     const cached = this.cached(appId, token);
     if (cached !== undefined) return cached ?? undefined;
     if (this.unknownTokens.has(token)) return undefined;
-    const [row] = await this.db
-      .select({ id: apiTokens.id, appId: apiTokens.appId, scope: apiTokens.scope })
-      .from(apiTokens)
-      .where(eq(apiTokens.tokenHash, hashToken(token)));
-    if (row === undefined) {
-      this.unknownTokens.add(token);
-      return undefined;
-    }
-    const app = await this.get(row.appId);
-    if (app === undefined) return undefined;
-    const credential: Credential = { id: row.id, app, scope: row.scope };
-    this.byToken.set(token, credential);
-    return app.id === appId ? credential : undefined;
+    const credential = await this.byToken.load(token, () => this.verify(token));
+    return credential?.app.id === appId ? credential : undefined;
   }
 
   /** Up to `limit` applications after the id `after` ('' for the first), oldest first (ids are time-ordered). */
@@ -138,8 +127,16 @@ export class AppDirectory {
     return row?.n ?? 0;
   }
 
-  private forget(tokenId: string): void {
-    for (const [token, credential] of this.byToken) if (credential.id === tokenId) this.byToken.delete(token);
-    for (const listener of this.revokeListeners) listener(tokenId);
+  private async verify(token: string): Promise<Credential | undefined> {
+    const [row] = await this.db
+      .select({ id: apiTokens.id, appId: apiTokens.appId, scope: apiTokens.scope })
+      .from(apiTokens)
+      .where(eq(apiTokens.tokenHash, hashToken(token)));
+    if (row === undefined) {
+      this.unknownTokens.add(token);
+      return undefined;
+    }
+    const app = await this.get(row.appId);
+    return app === undefined ? undefined : { id: row.id, app, scope: row.scope };
   }
 }

@@ -1,10 +1,11 @@
 import type { Application } from '../apps/types.js';
+import { ReplicatedCache } from '../cache/replicated-cache.js';
 import type { Core } from '../core.js';
 import type { RoomEffectKind } from '../db/schema/chat.js';
 import type { RoomEffect } from './context.js';
+import { internal } from '../internal-messages.js';
 import { deleteEffect, deleteRoomEffects, roomEffects, upsertEffect } from './store/effects.js';
 
-const EFFECTS_CHANGED = 'chat-effects-changed';
 const CACHE_LIMIT = 20_000;
 
 const inForce = (e: RoomEffect, now: number) => e.expires === null || e.expires.getTime() > now;
@@ -14,24 +15,16 @@ const inForce = (e: RoomEffect, now: number) => e.expires === null || e.expires.
  * kept in memory and dropped on every node when it changes. Expiry is judged at read time.
  */
 export class RoomEffects {
-  private readonly cache = new Map<string, Promise<RoomEffect[]>>();
+  private readonly cache: ReplicatedCache<RoomEffect[]>;
 
   constructor(private readonly core: Core) {
-    core.bus.onMessage((_appId, message) => {
-      if (message.topic === EFFECTS_CHANGED) this.cache.delete(message.payload as string);
-    });
+    this.cache = new ReplicatedCache<RoomEffect[]>(core.bus, { invalidation: internal.roomEffectsChanged, limit: CACHE_LIMIT });
   }
 
   async list(_app: Application, roomId: string): Promise<RoomEffect[]> {
-    let effects = this.cache.get(roomId);
-    if (effects === undefined) {
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      effects = roomEffects(this.core.db, roomId, new Date());
-      this.cache.set(roomId, effects);
-      effects.catch(() => this.cache.delete(roomId));
-    }
+    const effects = this.cache.peek(roomId) ?? (await this.cache.load(roomId, () => roomEffects(this.core.db, roomId, new Date()))) ?? [];
     const now = Date.now();
-    return (await effects).filter((e) => inForce(e, now));
+    return effects.filter((e) => inForce(e, now));
   }
 
   async active(app: Application, roomId: string, userId: string): Promise<RoomEffect[]> {
@@ -60,6 +53,6 @@ export class RoomEffects {
   }
 
   private changed(app: Application, roomId: string): void {
-    this.core.bus.broadcast(app.id, { topic: EFFECTS_CHANGED, payload: roomId });
+    this.cache.invalidate(app.id, roomId);
   }
 }

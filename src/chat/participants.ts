@@ -1,13 +1,13 @@
 import type { Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import { notFound } from '../errors.js';
+import { internal, on, send } from '../internal-messages.js';
 import { SingleFlight } from '../single-flight.js';
 import type { Room } from './context.js';
 import type { RoomDirectory } from './rooms.js';
 import { addInRoom } from './store/rooms.js';
 import * as store from './store/participants.js';
 
-const LEFT = 'chat-participant-left';
 const SWEEP_BATCH = 1000;
 /** Membership is remembered for this many rooms; beyond, the memory starts over (reads fall back to the database). */
 const ROOMS_REMEMBERED = 20_000;
@@ -23,7 +23,8 @@ export interface Expired {
 /**
  * Who is in which room. Sessions live in chat_participants; commands check membership against
  * a per-room memory set (positive entries only, dropped on every node when a user leaves; a check
- * or a join that such a departure overtook does not fill it).
+ * or a join that such a departure overtook does not fill it; all forgotten when the bus comes back
+ * after an outage, as departures announced meanwhile may be lost).
  * Activity from commands is remembered and written in bulk by the sweep, which also expires
  * idle sessions of rooms with enableautoexpiresessions.
  */
@@ -36,11 +37,13 @@ export class Participation {
     private readonly core: Core,
     private readonly rooms: RoomDirectory,
   ) {
-    core.bus.onMessage((_appId, message) => {
-      if (message.topic !== LEFT) return;
-      const [roomId, userId] = message.payload as [string, string];
+    on(core.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
       this.joined.get(roomId)?.delete(userId);
       this.checking.invalidate(memberKey(roomId, userId));
+    });
+    core.bus.onReconnect(() => {
+      this.joined.clear();
+      this.checking.reset();
     });
   }
 
@@ -145,7 +148,7 @@ export class Participation {
   }
 
   private forget(app: Application, roomId: string, userId: string): void {
-    this.core.bus.broadcast(app.id, { topic: LEFT, payload: [roomId, userId] });
+    send(this.core.bus, app.id, internal.participantLeft, [roomId, userId]);
     this.rooms.changed(app, roomId);
   }
 }

@@ -1,12 +1,12 @@
 import type { Application } from '../apps/types.js';
+import { ReplicatedCache } from '../cache/replicated-cache.js';
 import type { Core } from '../core.js';
 import { notFound } from '../errors.js';
-import { SingleFlight } from '../single-flight.js';
+import { internal } from '../internal-messages.js';
 import type { Room } from './context.js';
-import { findRoom, findRoomByCustomId } from './store/rooms.js';
+import { findRoom, findRoomAnyApp, findRoomByCustomId } from './store/rooms.js';
 import { roomView, type RoomView } from './views.js';
 
-const ROOM_CHANGED = 'chat-room-changed';
 const CACHE_LIMIT = 20_000;
 
 interface Cached {
@@ -21,23 +21,16 @@ function entryOf(room: Room): Cached {
   return { room, view, json: JSON.stringify(view) };
 }
 
-const loadKey = (appId: string, roomId: string) => `${appId}/${roomId}`;
-
 /**
  * Rooms as the hot paths read them: from memory, dropped on every node when changed. The cached
  * row's counters (lastSeq, inRoom, lastMessageAt) may lag; reads that show them go to the database.
+ * Entries are keyed by room id alone (ids are unique across apps) and answer only their own app.
  */
 export class RoomDirectory {
-  private readonly cache = new Map<string, Cached>();
-  private readonly loading = new SingleFlight<Cached | undefined>();
+  private readonly cache: ReplicatedCache<Cached>;
 
   constructor(private readonly core: Core) {
-    core.bus.onMessage((appId, message) => {
-      if (message.topic !== ROOM_CHANGED) return;
-      const roomId = message.payload as string;
-      this.cache.delete(roomId);
-      this.loading.invalidate(loadKey(appId, roomId));
-    });
+    this.cache = new ReplicatedCache<Cached>(core.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
   }
 
   /** The room from memory when known (hot paths). */
@@ -69,26 +62,17 @@ export class RoomDirectory {
   }
 
   changed(app: Application, roomId: string): void {
-    this.core.bus.broadcast(app.id, { topic: ROOM_CHANGED, payload: roomId });
+    this.cache.invalidate(app.id, roomId);
   }
 
   private async load(app: Application, roomId: string): Promise<Cached | undefined> {
-    const hit = this.cache.get(roomId);
-    if (hit !== undefined && hit.room.appId === app.id) return hit;
-    return this.loading.run(
-      loadKey(app.id, roomId),
-      async () => {
-        const room = await findRoom(this.core.db, app.id, roomId);
-        return room === undefined ? undefined : entryOf(room);
-      },
-      (entry) => {
-        if (entry !== undefined) this.remember(entry);
-      },
-    );
+    const entry = this.cache.peek(roomId) ?? (await this.cache.load(roomId, () => this.read(roomId)));
+    return entry?.room.appId === app.id ? entry : undefined;
   }
 
-  private remember(entry: Cached): void {
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(entry.room.id, entry);
+  /** Whichever app asked first, so callers of several apps can share the read. */
+  private async read(roomId: string): Promise<Cached | undefined> {
+    const room = await findRoomAnyApp(this.core.db, roomId);
+    return room === undefined ? undefined : entryOf(room);
   }
 }

@@ -1,7 +1,7 @@
 import { ChangeClock } from '../change-clock.js';
+import { internal, on, send } from '../internal-messages.js';
 import type { Bus } from '../realtime/bus.js';
 
-const TOPIC = 'comments-changed';
 const ALL = '*';
 const MAX_CONVERSATIONS = 10_000;
 const MAX_PAGES_PER_CONVERSATION = 64;
@@ -17,21 +17,20 @@ interface Entry {
  * First pages of conversations, kept exact: every committed change to a conversation (and any
  * user change, which alters rendered authors) is announced on the bus, and each node drops the
  * pages concerned. A read that overlapped a change does not store its page: it captured the
- * stamp before reading (`ticket`), and the change is newer.
+ * stamp before reading (`ticket`), and the change is newer. Nothing is kept while the bus is
+ * down, and everything is dropped when it comes back (changes announced meanwhile may be lost).
  */
 export class PageCache {
   private readonly pages = new Map<string, Map<string, Entry>>();
   private readonly changes = new ChangeClock(MAX_CONVERSATIONS * 10);
 
   constructor(private readonly bus: Bus) {
-    bus.onMessage((appId, message) => {
-      if (message.topic === 'user-changed') this.dropAll();
-      else if (message.topic === TOPIC) {
-        const ids = message.payload as string[];
-        if (ids.includes(ALL)) this.dropAll();
-        else for (const id of ids) this.drop(key(appId, id));
-      }
+    on(bus, internal.userChanged, () => this.dropAll());
+    on(bus, internal.commentsChanged, (appId, ids) => {
+      if (ids.includes(ALL)) this.dropAll();
+      else for (const id of ids) this.drop(key(appId, id));
     });
+    bus.onReconnect(() => this.dropAll());
   }
 
   /** Taken before a page is read from the database; the page is kept only if nothing changed meanwhile. */
@@ -61,12 +60,12 @@ export class PageCache {
 
   /** After a change to these conversations committed: drop their pages on every node (this one synchronously, as the bus delivers locally at once). */
   changed(appId: string, conversationIds: string[]): void {
-    this.bus.broadcast(appId, { topic: TOPIC, payload: conversationIds });
+    send(this.bus, appId, internal.commentsChanged, conversationIds);
   }
 
   /** After a change that may touch any conversation (a user's comments purged). */
   changedEverywhere(appId: string): void {
-    this.bus.broadcast(appId, { topic: TOPIC, payload: [ALL] });
+    send(this.bus, appId, internal.commentsChanged, [ALL]);
   }
 
   private drop(k: string): void {

@@ -1,15 +1,14 @@
 import type { Bus } from '../realtime/bus.js';
 import { newId } from '../ids.js';
+import { internal, on, send } from '../internal-messages.js';
 import type { Operation } from './contexts.js';
 import type { SignalKind } from './signal.js';
 
-/** Bus topic of telemetry operations; not a live topic, so no socket ever sees it. */
-const TOPIC = 'telemetry';
 const KINDS: readonly SignalKind[] = ['presence', 'metric', 'gauge'];
 
 /** Compact wire form: [contextid, kind index, key, userid, amount, at]. */
 type WireOp = [string, number, string, string, number, number];
-interface WireBatch {
+export interface WireBatch {
   n: string;
   ops: WireOp[];
 }
@@ -31,9 +30,7 @@ export class TelemetrySync {
     private readonly bus: Bus,
     apply: RemoteApply,
   ) {
-    this.stopListening = bus.onMessage((appId, message) => {
-      if (message.topic !== TOPIC) return;
-      const batch = message.payload as WireBatch;
+    this.stopListening = on(bus, internal.telemetry, (appId, batch) => {
       if (batch.n === this.nodeId || !Array.isArray(batch.ops)) return;
       for (const [contextid, kind, key, userid, amount, at] of batch.ops) {
         const signalKind = KINDS[kind];
@@ -64,6 +61,6 @@ export class TelemetrySync {
     this.flushScheduled = false;
     const outbox = this.outbox;
     this.outbox = new Map();
-    for (const [appId, ops] of outbox) this.bus.broadcast(appId, { topic: TOPIC, payload: { n: this.nodeId, ops } satisfies WireBatch });
+    for (const [appId, ops] of outbox) send(this.bus, appId, internal.telemetry, { n: this.nodeId, ops });
   }
 }

@@ -7,7 +7,8 @@ import { assertValidHandle, handleCandidates, handleFrom } from './handles.js';
 import * as store from './store.js';
 import type { User, UserInput } from './types.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { SingleFlight } from '../single-flight.js';
+import { ReplicatedCache } from '../cache/replicated-cache.js';
+import { internal } from '../internal-messages.js';
 
 /** How a request that names a handle held by someone else is answered. */
 export type HandleConflict = 'variant' | 'reject';
@@ -19,7 +20,7 @@ export interface EnsureOptions {
 export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
 
 const CACHE_LIMIT = 50_000;
-/** A user's cache key; also the payload of the `user-changed` bus message. */
+/** A user's cache key; also the payload of `internal.userChanged`. */
 const cacheKey = (app: Application, userId: string) => `${app.userPool}\u0000${userId}`;
 
 /**
@@ -28,33 +29,21 @@ const cacheKey = (app: Application, userId: string) => `${app.userPool}\u0000${u
  * a change is announced on the bus and each node drops its copy.
  */
 export class UserService {
-  private readonly cache = new Map<string, User>();
-  private readonly reading = new SingleFlight<User | undefined>();
+  private readonly cache: ReplicatedCache<User>;
   private readonly purgeHandlers: PurgeHandler[] = [];
 
   constructor(
     private readonly db: Db,
-    private readonly bus: Bus,
+    bus: Bus,
   ) {
-    bus.onMessage((_appId, message) => {
-      if (message.topic !== 'user-changed') return;
-      const key = message.payload as string;
-      this.cache.delete(key);
-      this.reading.invalidate(key);
-    });
+    this.cache = new ReplicatedCache<User>(bus, { invalidation: internal.userChanged, limit: CACHE_LIMIT });
   }
 
   async get(app: Application, userId: string): Promise<User | undefined> {
     const key = cacheKey(app, userId);
-    const cached = this.cache.get(key);
+    const cached = this.cache.peek(key);
     if (cached !== undefined) return cached;
-    return this.reading.run(
-      key,
-      () => store.findUser(this.db, app.userPool, userId),
-      (user) => {
-        if (user !== undefined) this.remember(key, user);
-      },
-    );
+    return this.cache.load(key, () => store.findUser(this.db, app.userPool, userId));
   }
 
   async require(app: Application, userId: string): Promise<User> {
@@ -68,14 +57,13 @@ export class UserService {
     const found = new Map<string, User>();
     const missing: string[] = [];
     for (const id of new Set(userIds)) {
-      const cached = this.cache.get(cacheKey(app, id));
+      const cached = this.cache.peek(cacheKey(app, id));
       if (cached !== undefined) found.set(id, cached);
       else missing.push(id);
     }
-    const since = this.reading.stamp();
+    const since = this.cache.stamp();
     for (const user of await store.findUsers(this.db, app.userPool, missing)) {
-      const key = cacheKey(app, user.userId);
-      if (this.reading.unchangedSince(key, since)) this.remember(key, user);
+      this.cache.fill(cacheKey(app, user.userId), user, since);
       found.set(user.userId, user);
     }
     return found;
@@ -116,9 +104,7 @@ export class UserService {
     const user = await store.deleteUser(this.db, app.userPool, userId);
     if (user === undefined) throw notFound(`User ${userId} not found.`);
     // Announce and forget: remembering the deleted row would keep answering for it from the cache.
-    const key = cacheKey(app, user.userId);
-    this.bus.broadcast(app.id, { topic: 'user-changed', payload: key });
-    this.cache.delete(key);
+    this.cache.invalidate(app.id, cacheKey(app, user.userId));
     return user;
   }
 
@@ -205,20 +191,10 @@ export class UserService {
    * cache unless a change announced during the write may be newer than it.
    */
   private async write(app: Application, write: () => Promise<User | undefined>): Promise<User | undefined> {
-    const since = this.reading.stamp();
+    const since = this.cache.stamp();
     const user = await write();
-    if (user === undefined) return undefined;
-    const key = cacheKey(app, user.userId);
-    // Asked before publishing: our own notice invalidates the key too.
-    const current = this.reading.unchangedSince(key, since);
-    this.bus.broadcast(app.id, { topic: 'user-changed', payload: key });
-    if (current) this.remember(key, user);
+    if (user !== undefined) this.cache.changed(app.id, cacheKey(app, user.userId), user, since);
     return user;
-  }
-
-  private remember(key: string, user: User): void {
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(key, user);
   }
 }
 

@@ -1,49 +1,40 @@
+import { ReplicatedCache } from '../cache/replicated-cache.js';
 import type { Db } from '../db/client.js';
 import type { PublishedEvent } from '../events/publish-hooks.js';
+import { internal } from '../internal-messages.js';
 import { jsonOnce } from '../json-once.js';
 import type { Bus } from '../realtime/bus.js';
-import { SingleFlight } from '../single-flight.js';
 import * as store from './store.js';
 import type { Webhook } from './types.js';
 
-const CHANGED = 'webhooks-changed';
+/** Apps whose hooks are held; beyond, the oldest held is read again when next needed. */
+const APPS_REMEMBERED = 10_000;
 
 /**
  * Each app's hooks, kept in memory so publishing in an app without hooks costs a map lookup.
  * Every change is announced on the bus and every node drops its copy of that app.
  */
 export class HookRegistry {
-  private readonly byApp = new Map<string, Webhook[]>();
-  private readonly loading = new SingleFlight<Webhook[]>();
+  private readonly byApp: ReplicatedCache<Webhook[]>;
 
   constructor(
     private readonly db: Db,
-    private readonly bus: Bus,
+    bus: Bus,
   ) {
-    bus.onMessage((appId, message) => {
-      if (message.topic !== CHANGED) return;
-      this.byApp.delete(appId);
-      this.loading.invalidate(appId);
-    });
+    this.byApp = new ReplicatedCache<Webhook[]>(bus, { invalidation: internal.webhooksChanged, limit: APPS_REMEMBERED });
   }
 
   /** The app's hooks when already in memory. */
   cached(appId: string): Webhook[] | undefined {
-    return this.byApp.get(appId);
+    return this.byApp.peek(appId);
   }
 
   async forApp(appId: string): Promise<Webhook[]> {
-    const cached = this.byApp.get(appId);
-    if (cached !== undefined) return cached;
-    return this.loading.run(
-      appId,
-      () => store.hooksOf(this.db, appId),
-      (hooks) => this.byApp.set(appId, hooks),
-    );
+    return this.byApp.peek(appId) ?? (await this.byApp.load(appId, () => store.hooksOf(this.db, appId))) ?? [];
   }
 
   changed(appId: string): void {
-    this.bus.broadcast(appId, { topic: CHANGED, payload: null });
+    this.byApp.invalidate(appId, appId);
   }
 }
 

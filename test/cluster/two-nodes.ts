@@ -9,6 +9,8 @@ export interface TwoNodes {
   a: TestApp;
   /** The same app through node B. */
   b: Client;
+  /** The Redis between them (when asked for): a test may stop and restart it. */
+  redis: RedisProcess | undefined;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
   return {
     a,
     b: new Client((nodes[1] as SpawnedServer).url, a.appid, a.token),
+    redis,
     async stop() {
       for (const n of nodes) await n.stop();
       await redis?.kill();
@@ -39,7 +42,7 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
 }
 
 /** Two nodes started before the suite's tests and stopped after them; read `a` and `b` inside tests. */
-export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b'> {
+export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b' | 'redis'> {
   let cluster: TwoNodes | undefined;
   beforeAll(async () => {
     cluster = await startTwoNodes(options);
@@ -57,6 +60,9 @@ export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 
     },
     get b() {
       return started().b;
+    },
+    get redis() {
+      return started().redis;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
+import { internal, on, send } from '../../internal-messages.js';
 import type { FeedPage, LiveMessage, TopicFeed } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../event-views.js';
@@ -14,7 +15,6 @@ import { roomOfFeedTopic } from './topics.js';
 
 const RING_CAPACITY = 1000;
 const MAX_RINGS = 1000;
-const RING_RESET = 'chat-ring-reset';
 
 export interface FeedRead {
   entries: RingEntry[];
@@ -41,12 +41,11 @@ export class RoomFeeds implements TopicFeed {
     private readonly views: EventViews,
   ) {
     this.checkHead = core.bus.kind !== 'memory';
+    on(core.bus, internal.roomRingReset, (_appId, roomId) => {
+      this.rings.delete(roomId);
+      this.loading.invalidate(roomId);
+    });
     core.bus.onMessage((_appId, message) => {
-      if (message.topic === RING_RESET) {
-        this.rings.delete(message.payload as string);
-        this.loading.invalidate(message.payload as string);
-        return;
-      }
       const roomId = roomOfFeedTopic(message.topic);
       if (roomId === undefined) return;
       const ring = this.rings.get(roomId);
@@ -58,7 +57,7 @@ export class RoomFeeds implements TopicFeed {
 
   /** After events were removed wholesale (reset, delete all): every node forgets the room's ring. */
   forget(app: Application, roomId: string): void {
-    this.core.bus.broadcast(app.id, { topic: RING_RESET, payload: roomId });
+    send(this.core.bus, app.id, internal.roomRingReset, roomId);
   }
 
   /** The newest displayable events, oldest first, and the cursor that continues after them. */

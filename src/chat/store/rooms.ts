@@ -20,6 +20,12 @@ export async function findRoom(q: Queryable, appId: string, roomId: string): Pro
   return room;
 }
 
+/** The room whatever its app: for a cache shared by every app, which checks the app itself. */
+export async function findRoomAnyApp(q: Queryable, roomId: string): Promise<Room | undefined> {
+  const [room] = await q.select().from(chatRooms).where(eq(chatRooms.id, roomId));
+  return room;
+}
+
 export async function findRoomByCustomId(q: Queryable, appId: string, customId: string): Promise<Room | undefined> {
   const [room] = await q
     .select()
