@@ -6,6 +6,8 @@ export type PubSubMode = 'classic' | 'sharded';
 
 /** How long a channel stays subscribed after its last interest is released, so a topic that comes and goes does not churn. */
 const LINGER_MS = 5_000;
+/** Sweeps are at least this far apart (each looks at every channel). */
+const SWEEP_GRAIN_MS = 500;
 /** Channels per SUBSCRIBE or UNSUBSCRIBE command (sharded: one per command, as a Redis Cluster needs the channels of one command to share a slot). */
 const BATCH = 1000;
 
@@ -130,11 +132,12 @@ export class TopicChannels {
     this.sweeping = undefined;
     const now = Date.now();
     const names: string[] = [];
-    let idle = false;
+    let soonest = Number.POSITIVE_INFINITY;
     for (const [name, channel] of this.channels) {
       if (channel.interests > 0) continue;
-      if (now - channel.idleSince < LINGER_MS) {
-        idle = true;
+      const due = channel.idleSince + LINGER_MS;
+      if (due > now) {
+        soonest = Math.min(soonest, due);
         continue;
       }
       this.channels.delete(name);
@@ -142,7 +145,7 @@ export class TopicChannels {
       wake(channel);
       names.push(name);
     }
-    if (idle) this.sweeping = setTimeout(() => this.sweep(), LINGER_MS).unref();
+    if (soonest !== Number.POSITIVE_INFINITY) this.sweeping = setTimeout(() => this.sweep(), Math.max(soonest - now, SWEEP_GRAIN_MS)).unref();
     if (names.length === 0 || this.conn.status !== 'ready') return;
     this.send(names, 'unsubscribe').catch((err: unknown) => this.log.warn({ err }, 'redis bus topic unsubscribe failed'));
   }

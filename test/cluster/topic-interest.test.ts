@@ -22,7 +22,7 @@ async function liveReceived(node: SpawnedServer): Promise<number> {
 describe.each(['classic', 'sharded'])('four nodes, one Postgres, one Redis (REDIS_PUBSUB=%s)', (mode) => {
   let redis: RedisProcess;
   let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let nodes: SpawnedServer[] = [];
+  const nodes: SpawnedServer[] = [];
   let app: TestApp;
   let roomid: string;
   let speakers: string[];
@@ -34,7 +34,7 @@ describe.each(['classic', 'sharded'])('four nodes, one Postgres, one Redis (REDI
     redis = await RedisProcess.start();
     db = await freshDatabase(adminUrl);
     const env = { DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PUBSUB: mode, RATE_LIMITS: 'off' };
-    nodes = await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env), spawnServer(env)]);
+    for (let i = 0; i < 4; i++) nodes.push(await spawnServer(env));
     app = await newApp({}, node(0).url);
     roomid = (await makeRoom(app.api, { enableenterandexit: false })).id;
     speakers = [];
