@@ -64,6 +64,7 @@ const EnvSchema = v.object({
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '0.0.0.0'),
   DATABASE_URL: v.optional(url(['postgres:', 'postgresql:'])),
   REDIS_URL: v.optional(url(['redis:', 'rediss:'])),
+  REDIS_PUBSUB: v.optional(v.picklist(['classic', 'sharded']), 'classic'),
   MANAGE_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
@@ -87,6 +88,8 @@ export type Config = {
   host: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Pub/sub commands of the topic channels: SUBSCRIBE/PUBLISH, or sharded SSUBSCRIBE/SPUBLISH (Redis 7). */
+  redisPubSub: 'classic' | 'sharded';
   manageToken: string | undefined;
   dataDir: string;
   logLevel: string;
@@ -126,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisPubSub: e.REDIS_PUBSUB,
     manageToken: e.MANAGE_TOKEN,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,

@@ -99,7 +99,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
 async function openBus(config: Config, log: Logger): Promise<Bus> {
   if (config.redisUrl === undefined) return new MemoryBus(log);
-  const bus = new RedisBus(config.redisUrl, log);
+  const bus = new RedisBus(config.redisUrl, log, config.redisPubSub);
   if (!(await bus.waitUntilConnected(5000))) log.warn('redis not reachable at start; serving local subscribers until it is');
   return bus;
 }

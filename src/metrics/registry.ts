@@ -45,6 +45,14 @@ const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bu
 export const busMetrics = {
   published: busMessages.cell('published'),
   received: busMessages.cell('received'),
+  /** Part of `received`: live items, which reach only the nodes that take an interest in their topic. */
+  receivedLive: new ValueFamily(
+    registry,
+    `${PREFIX}bus_live_messages_received_total`,
+    "Topics' live items received from other nodes (on the topic channels this node subscribes to)",
+    'counter',
+    [],
+  ).cell(),
   reconnects: new ValueFamily(registry, `${PREFIX}bus_reconnects_total`, 'Redis bus connections established again after being lost', 'counter', []).cell(),
 };
 

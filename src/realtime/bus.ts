@@ -1,7 +1,8 @@
 /**
  * Cross-node fan-out. A message published on any node reaches the handlers of every node
- * exactly once: the publishing node delivers locally at once, the others learn it through the
- * shared transport (none for the in-process bus, Redis pub/sub for the cluster).
+ * that takes an interest in its topic exactly once (a broadcast reaches every node): the
+ * publishing node delivers locally at once, the others learn it through the shared transport
+ * (none for the in-process bus, Redis pub/sub for the cluster).
  */
 export interface BusMessage {
   /** What the message is about, e.g. `room:{roomid}`, `presence`, `poll:{pollid}`. */
@@ -18,9 +19,20 @@ export interface Bus {
   publish(appId: string, message: BusMessage): void;
   /** Control traffic every node must see (invalidations, revocations, replicated state). */
   broadcast(appId: string, message: BusMessage): void;
+  /**
+   * Other nodes' live items of the topic reach this node until the returned function is called.
+   * Interests are counted per topic: the topic is dropped (after a short while) when the last is released.
+   */
+  interest(appId: string, topic: string): () => void;
+  /**
+   * Resolves once other nodes' live items of the topic reach this node: at once when they do
+   * already, when nothing holds an interest in it, or while the link is down (the link comes
+   * back with every interest in force, then announces itself through `onReconnect`).
+   */
+  listening(appId: string, topic: string): Promise<void>;
   /** Handlers see every message this node receives; returns the unsubscribe function. */
   onMessage(handler: BusHandler): () => void;
-  /** Called after the cross-node link comes back: messages sent meanwhile may have been lost. */
+  /** Called after the cross-node link comes back, every interest in force again: messages sent meanwhile may have been lost. */
   onReconnect(handler: () => void): () => void;
   /** True when messages published now reach every node. */
   isConnected(): boolean;
@@ -36,12 +48,13 @@ export class LocalHandlers {
     return () => this.handlers.delete(handler);
   }
 
-  deliver(appId: string, message: BusMessage, onError: (err: unknown) => void): void {
+  /** `onError` is given the message a handler failed on (one bound function: nothing allocated per message). */
+  deliver(appId: string, message: BusMessage, onError: (err: unknown, message: BusMessage) => void): void {
     for (const handler of this.handlers) {
       try {
         handler(appId, message);
       } catch (err) {
-        onError(err);
+        onError(err, message);
       }
     }
   }

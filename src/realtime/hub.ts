@@ -31,10 +31,12 @@ export function eventFrame(topic: string, message: LiveMessage): string {
 export class LiveHub {
   private app: TemplatedApp | undefined;
   private readonly interceptors = new Map<string, Set<Interceptor>>();
+  /** Topics this node's sockets hold: how many sockets, and the bus interest they keep. */
+  private readonly followed = new Map<string, { sockets: number; release: () => void }>();
   private readonly stopListening: () => void;
 
   constructor(
-    bus: Bus,
+    private readonly bus: Bus,
     private readonly log: Logger,
   ) {
     this.stopListening = bus.onMessage((appId, message) => {
@@ -63,6 +65,24 @@ export class LiveHub {
     this.app.publish(key, frame);
     wsMetrics.framesSentPublished.inc(subscribers);
     if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq });
+  }
+
+  /** A socket holds the topic: the first makes the node take an interest in it; resolves once its live items reach this node. */
+  follow(appId: string, topic: string): Promise<void> {
+    const key = localTopic(appId, topic);
+    const entry = this.followed.get(key);
+    if (entry === undefined) this.followed.set(key, { sockets: 1, release: this.bus.interest(appId, topic) });
+    else entry.sockets++;
+    return this.bus.listening(appId, topic);
+  }
+
+  /** A socket let go of the topic: the last one releases the node's interest. */
+  unfollow(appId: string, topic: string): void {
+    const key = localTopic(appId, topic);
+    const entry = this.followed.get(key);
+    if (entry === undefined || --entry.sockets > 0) return;
+    this.followed.delete(key);
+    entry.release();
   }
 
   subscriberCount(appId: string, topic: string): number {

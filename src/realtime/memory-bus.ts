@@ -2,6 +2,9 @@ import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
 
+const nothingToRelease = () => {};
+const alreadyListening = Promise.resolve();
+
 export class MemoryBus implements Bus {
   readonly kind = 'memory';
   private readonly local = new LocalHandlers();
@@ -10,11 +13,20 @@ export class MemoryBus implements Bus {
 
   publish(appId: string, message: BusMessage): void {
     busMetrics.published.inc();
-    this.local.deliver(appId, message, (err) => this.log.error({ err, topic: message.topic }, 'bus handler failed'));
+    this.local.deliver(appId, message, this.handlerFailed);
   }
 
   broadcast(appId: string, message: BusMessage): void {
     this.publish(appId, message);
+  }
+
+  /** One process hears every topic. */
+  interest(): () => void {
+    return nothingToRelease;
+  }
+
+  listening(): Promise<void> {
+    return alreadyListening;
   }
 
   onMessage(handler: BusHandler): () => void {
@@ -31,4 +43,6 @@ export class MemoryBus implements Bus {
   }
 
   async close(): Promise<void> {}
+
+  private readonly handlerFailed = (err: unknown, message: BusMessage): void => this.log.error({ err, topic: message.topic }, 'bus handler failed');
 }

@@ -3,40 +3,54 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
+import { TopicChannels, type PubSubMode } from './topic-channels.js';
 
-const CHANNEL = 'engage:bus';
+/** Broadcasts: every node subscribes. */
+const CONTROL = 'engage:bus';
+/** A topic's live items: the nodes that take an interest in it subscribe. */
+const topicChannel = (appId: string, topic: string) => `engage:t:${appId}:${topic}`;
 
-interface Wire {
+/** Parsed once on arrival and handed to the handlers as it is (it is a BusMessage). */
+interface Wire extends BusMessage {
   /** The node that published: it already delivered locally and skips its own echo. */
   n: string;
   a: string;
-  t: string;
-  p: unknown;
 }
 
 /**
- * Redis pub/sub fan-out. Local subscribers are served even while Redis is away: the node
- * delivers its own messages at once and only the cross-node leg waits for Redis to return.
+ * Redis pub/sub fan-out: broadcasts on one channel every node subscribes to, live items on a
+ * channel per (application, topic) that a node subscribes to while it takes an interest in the
+ * topic (on a connection of its own, see TopicChannels). Local subscribers are served even while
+ * Redis is away: the node delivers its own messages at once and only the cross-node leg waits
+ * for Redis to return.
  */
 export class RedisBus implements Bus {
   readonly kind = 'redis';
   private readonly nodeId = newId();
   private readonly local = new LocalHandlers();
   private readonly publisher: Redis;
-  private readonly subscriber: Redis;
-  private subscribed = false;
+  private readonly control: Redis;
+  private readonly topicConn: Redis;
+  private readonly topics: TopicChannels;
+  private controlSubscribed = false;
+  private wholeBefore = false;
   private readonly reconnectHandlers = new Set<() => void>();
 
   constructor(
     url: string,
     private readonly log: Logger,
+    private readonly mode: PubSubMode = 'classic',
   ) {
     const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
+    // Subscriptions are made again by this class once a connection is back, so that it knows when they are all in force.
+    const subscriberOptions = { ...options, enableOfflineQueue: true, autoResubscribe: false };
     this.publisher = new Redis(url, options);
-    this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
+    this.control = new Redis(url, subscriberOptions);
+    this.topicConn = new Redis(url, subscriberOptions);
     for (const [name, conn] of [
       ['publisher', this.publisher],
-      ['subscriber', this.subscriber],
+      ['control', this.control],
+      ['topics', this.topicConn],
     ] as const) {
       conn.on('error', (err: Error) => log.warn({ conn: name, err: err.message }, 'redis bus connection error'));
       conn.on('close', () => log.warn({ conn: name }, 'redis bus connection lost; serving local subscribers only'));
@@ -47,24 +61,26 @@ export class RedisBus implements Bus {
         connectedBefore = true;
       });
     }
-    let subscribedBefore = false;
-    this.subscriber.on('ready', () => {
-      this.subscriber.subscribe(CHANNEL).then(
+    this.control.on('ready', () => {
+      this.control.subscribe(CONTROL).then(
         () => {
-          this.subscribed = true;
-          if (subscribedBefore) this.announceReconnect();
-          subscribedBefore = true;
+          this.controlSubscribed = true;
+          this.linkWhole();
         },
         (err: unknown) => log.error({ err }, 'redis bus subscribe failed'),
       );
     });
-    this.subscriber.on('close', () => {
-      this.subscribed = false;
+    this.control.on('close', () => {
+      this.controlSubscribed = false;
     });
-    this.subscriber.on('message', (_channel: string, raw: string) => this.receive(raw));
+    this.control.on('message', (_channel: string, raw: string) => this.receive(raw));
+    this.topics = new TopicChannels(this.topicConn, mode, log, () => this.linkWhole());
+    this.topicConn.on(mode === 'sharded' ? 'smessage' : 'message', (_channel: string, raw: string) => {
+      if (this.receive(raw)) busMetrics.receivedLive.inc();
+    });
   }
 
-  /** Resolves once both connections are up, or after the timeout (the node starts anyway). */
+  /** Resolves once every connection is up, or after the timeout (the node starts anyway). */
   async waitUntilConnected(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (!this.isConnected() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -72,15 +88,19 @@ export class RedisBus implements Bus {
   }
 
   publish(appId: string, message: BusMessage): void {
-    busMetrics.published.inc();
-    this.local.deliver(appId, message, (err) => this.log.error({ err, topic: message.topic }, 'bus handler failed'));
-    if (this.publisher.status !== 'ready') return;
-    const wire: Wire = { n: this.nodeId, a: appId, t: message.topic, p: message.payload };
-    this.publisher.publish(CHANNEL, JSON.stringify(wire)).catch((err: unknown) => this.log.warn({ err }, 'redis bus publish failed'));
+    this.send(appId, message, topicChannel(appId, message.topic), this.mode === 'sharded');
   }
 
   broadcast(appId: string, message: BusMessage): void {
-    this.publish(appId, message);
+    this.send(appId, message, CONTROL, false);
+  }
+
+  interest(appId: string, topic: string): () => void {
+    return this.topics.hold(topicChannel(appId, topic));
+  }
+
+  listening(appId: string, topic: string): Promise<void> {
+    return this.topics.listening(topicChannel(appId, topic));
   }
 
   onMessage(handler: BusHandler): () => void {
@@ -93,12 +113,30 @@ export class RedisBus implements Bus {
   }
 
   isConnected(): boolean {
-    return this.publisher.status === 'ready' && this.subscribed;
+    return this.publisher.status === 'ready' && this.controlSubscribed && this.topics.whole;
   }
 
   async close(): Promise<void> {
+    this.topics.close();
     this.publisher.disconnect();
-    this.subscriber.disconnect();
+    this.control.disconnect();
+    this.topicConn.disconnect();
+  }
+
+  private send(appId: string, message: BusMessage, channel: string, sharded: boolean): void {
+    busMetrics.published.inc();
+    this.local.deliver(appId, message, this.handlerFailed);
+    if (this.publisher.status !== 'ready') return;
+    const wire: Wire = { n: this.nodeId, a: appId, topic: message.topic, payload: message.payload };
+    const raw = JSON.stringify(wire);
+    (sharded ? this.publisher.spublish(channel, raw) : this.publisher.publish(channel, raw)).catch(this.publishFailed);
+  }
+
+  /** Both subscriber connections are subscribed: after a loss, that is a reconnect. */
+  private linkWhole(): void {
+    if (!this.controlSubscribed || !this.topics.whole) return;
+    if (this.wholeBefore) this.announceReconnect();
+    this.wholeBefore = true;
   }
 
   private announceReconnect(): void {
@@ -111,16 +149,21 @@ export class RedisBus implements Bus {
     }
   }
 
-  private receive(raw: string): void {
+  /** Delivers another node's message; false for a malformed one or this node's own echo. */
+  private receive(raw: string): boolean {
     let wire: Wire;
     try {
       wire = JSON.parse(raw) as Wire;
     } catch {
       this.log.warn('redis bus dropped a malformed message');
-      return;
+      return false;
     }
-    if (wire.n === this.nodeId) return;
+    if (wire.n === this.nodeId) return false;
     busMetrics.received.inc();
-    this.local.deliver(wire.a, { topic: wire.t, payload: wire.p }, (err) => this.log.error({ err, topic: wire.t }, 'bus handler failed'));
+    this.local.deliver(wire.a, wire, this.handlerFailed);
+    return true;
   }
+
+  private readonly handlerFailed = (err: unknown, message: BusMessage): void => this.log.error({ err, topic: message.topic }, 'bus handler failed');
+  private readonly publishFailed = (err: unknown): void => this.log.warn({ err }, 'redis bus publish failed');
 }

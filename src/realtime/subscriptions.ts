@@ -52,8 +52,10 @@ export class Subscriptions {
       if (resumeFrom !== undefined && feed === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
       conn.topics.add(name);
       wsMetrics.subscriptions.inc();
+      const listening = this.deps.hub.follow(app.id, name);
       try {
         await feed?.assertExists(app, topic.id);
+        await listening;
         if (conn.closed || !conn.topics.has(name)) return;
         if (resumeFrom === undefined) {
           ws.subscribe(localTopic(app.id, name));
@@ -85,6 +87,7 @@ export class Subscriptions {
     const conn = ws.getUserData();
     // Cleared so that a subscribe still in flight does not count its topic down a second time.
     wsMetrics.subscriptions.dec(conn.topics.size);
+    for (const name of conn.topics) this.deps.hub.unfollow(conn.app?.id ?? conn.appId, name);
     conn.topics.clear();
     for (const stop of conn.resuming.values()) stop();
   }
@@ -167,7 +170,10 @@ export class Subscriptions {
 
   private drop(ws: Socket, name: string): void {
     const conn = ws.getUserData();
-    if (conn.topics.delete(name)) wsMetrics.subscriptions.dec();
+    if (conn.topics.delete(name)) {
+      wsMetrics.subscriptions.dec();
+      this.deps.hub.unfollow(conn.app?.id ?? conn.appId, name);
+    }
     conn.resuming.get(name)?.();
     if (!conn.closed && conn.app !== undefined) ws.unsubscribe(localTopic(conn.app.id, name));
   }

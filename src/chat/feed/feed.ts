@@ -10,6 +10,7 @@ import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js
 import { lastSeq } from '../store/rooms.js';
 import type { EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
+import { FeedLeases } from './leases.js';
 import { RoomRing, type RingEntry } from './ring.js';
 import { roomOfFeedTopic } from './topics.js';
 
@@ -26,12 +27,16 @@ const visible = (view: EventView, viewer: string | undefined) => !view.shadowban
 
 /**
  * The polling feed of rooms (`updates`) and its WebSocket resume. Recent events of rooms being
- * read are held in memory rings, fed by the bus in seq order on every node; the database
- * answers when a ring cannot (cold room, cursor older than the ring, a hole, another node ahead).
+ * read are held in memory rings, fed by the bus in seq order; a node hears a room's events only
+ * while it holds a lease on the room (see FeedLeases), so a ring is loaded once the lease's
+ * topics reach the node and is dropped when the lease lapses or the bus reconnects. The database
+ * answers when a ring cannot (cold room, lease not yet heard, cursor older than the ring, a hole,
+ * another node ahead).
  */
 export class RoomFeeds implements TopicFeed {
   private readonly rings = new Map<string, RoomRing>();
   private readonly loading = new SingleFlight<RoomRing>();
+  private readonly leases: FeedLeases;
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
 
@@ -41,10 +46,9 @@ export class RoomFeeds implements TopicFeed {
     private readonly views: EventViews,
   ) {
     this.checkHead = core.bus.kind !== 'memory';
-    on(core.bus, internal.roomRingReset, (_appId, roomId) => {
-      this.rings.delete(roomId);
-      this.loading.invalidate(roomId);
-    });
+    on(core.bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
+    this.leases = new FeedLeases(core.bus, (roomId) => this.dropRing(roomId));
+    core.bus.onReconnect(() => this.rings.clear());
     core.bus.onMessage((_appId, message) => {
       const roomId = roomOfFeedTopic(message.topic);
       if (roomId === undefined) return;
@@ -72,8 +76,10 @@ export class RoomFeeds implements TopicFeed {
   /** Every feed event after `cursor`, oldest first (non-displayable ones too). */
   async after(app: Application, room: Room, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
     const seq = readUpdatesCursor(cursor);
-    const ring = await this.ring(app, room.id);
     const now = Date.now();
+    // Until the room's feed reaches this node, a ring could miss events.
+    if (!this.leases.renew(app.id, room.id, now)) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
+    const ring = await this.ring(app, room.id);
     const behind = this.checkHead && ring.last < (await lastSeq(this.core.db, room.id));
     const usable = ring.usable(now);
     if (!usable) this.rings.delete(room.id);
@@ -108,6 +114,11 @@ export class RoomFeeds implements TopicFeed {
     const entries = rows.map((r, i) => ({ seq: r.seq as number, view: views[i] as EventView, cursor: updatesCursor(r.seq as number) }));
     const end = more ? (entries.at(-1) as RingEntry).seq : slice.lastSeq;
     return { entries, cursor: end === seq ? cursor : updatesCursor(end), more };
+  }
+
+  private dropRing(roomId: string): void {
+    this.rings.delete(roomId);
+    this.loading.invalidate(roomId);
   }
 
   private async ring(app: Application, roomId: string): Promise<RoomRing> {
