@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
-import type { FeedPage, LiveMessage, TopicFeed } from '../../realtime/live.js';
+import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../event-views.js';
 import type { Room } from '../context.js';
@@ -29,7 +29,7 @@ const visible = (view: EventView, viewer: string | undefined) => !view.shadowban
  * read are held in memory rings, fed by the bus in seq order on every node; the database
  * answers when a ring cannot (cold room, cursor older than the ring, a hole, another node ahead).
  */
-export class RoomFeeds implements TopicFeed {
+export class RoomFeeds {
   private readonly rings = new Map<string, RoomRing>();
   private readonly loading = new SingleFlight<RoomRing>();
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
