@@ -71,6 +71,7 @@ const EnvSchema = v.object({
   BODY_LIMIT: v.optional(byteSize, '1mb'),
   SESSION_IDLE_SECONDS: v.optional(positiveInt, '600'),
   PRESENCE_WINDOW_SECONDS: v.optional(positiveInt, '30'),
+  PRESENCE_STORE: v.optional(v.picklist(['memory', 'redis'], 'must be memory or redis'), 'memory'),
   USER_REPORT_WINDOW_SECONDS: v.optional(positiveInt, '86400'),
   WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
@@ -96,6 +97,8 @@ export type Config = {
   bodyLimit: number;
   sessionIdleSeconds: number;
   presenceWindowSeconds: number;
+  /** Where telemetry lives: each node's memory (kept in step through the bus), or Redis (needs REDIS_URL). */
+  presenceStore: 'memory' | 'redis';
   /** Trailing window in which room-level user reports count toward the application's userReportsLimit. */
   userReportWindowSeconds: number;
   wsMaxSubscriptions: number;
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.output;
+  if (e.PRESENCE_STORE === 'redis' && e.REDIS_URL === undefined) throw new ConfigError('Invalid configuration: PRESENCE_STORE redis needs REDIS_URL');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -136,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     bodyLimit: e.BODY_LIMIT,
     sessionIdleSeconds: e.SESSION_IDLE_SECONDS,
     presenceWindowSeconds: e.PRESENCE_WINDOW_SECONDS,
+    presenceStore: e.PRESENCE_STORE,
     userReportWindowSeconds: e.USER_REPORT_WINDOW_SECONDS,
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,

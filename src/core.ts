@@ -7,7 +7,9 @@ import type { RouteDef } from './http/route.js';
 import type { Limits } from './limits/limits.js';
 import type { Logger } from './logger.js';
 import type { Bus } from './realtime/bus.js';
-import type { FeedRegistry } from './realtime/live.js';
+import type { ClientFrames } from './realtime/client-frames.js';
+import type { LiveHub } from './realtime/hub.js';
+import type { TopicRegistry } from './realtime/topics.js';
 import type { UserService } from './users/service.js';
 
 /** What every area is built from. main.ts makes one and hands it to each area in turn. */
@@ -20,8 +22,12 @@ export interface Core {
   apps: AppDirectory;
   users: UserService;
   hooks: PublishHooks;
-  /** Topic kinds a WebSocket client can resume from a cursor (rooms at least). */
-  feeds: FeedRegistry;
+  /** Topic kinds WebSocket clients may subscribe to, each registered by its area. */
+  topics: TopicRegistry;
+  /** Client frames areas handle (beyond the protocol's own). */
+  frames: ClientFrames;
+  /** This node's delivery to its own WebSocket subscribers. */
+  hub: LiveHub;
   limits: Limits;
 }
 

@@ -17,20 +17,23 @@ import type { Bus } from './realtime/bus.js';
 import { MemoryBus } from './realtime/memory-bus.js';
 import { RedisBus } from './realtime/redis-bus.js';
 import { realtimeArea } from './realtime/area.js';
-import { FeedRegistry } from './realtime/live.js';
+import { ClientFrames } from './realtime/client-frames.js';
+import { LiveHub } from './realtime/hub.js';
+import { TopicRegistry } from './realtime/topics.js';
 import { newSecret } from './ids.js';
 import { Limits } from './limits/limits.js';
 import { usersArea } from './users/routes.js';
 import { chatArea } from './chat/area.js';
 import { commentsArea } from './comments/area.js';
 import { pollsArea } from './polls/routes.js';
+import { telemetryArea } from './telemetry/area.js';
 import { webhooksArea } from './webhooks/routes.js';
 import { notificationsArea } from './notifications/routes.js';
 import { consoleArea } from './console/static.js';
 import { UserService } from './users/service.js';
 
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
-const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea];
+const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea];
 
 export interface RunningServer {
   port: number;
@@ -45,6 +48,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   const bus = await openBus(config, log);
   const apps = new AppDirectory(database.db, bus);
+  const topics = new TopicRegistry();
   const core: Core = {
     config,
     log,
@@ -54,7 +58,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     apps,
     users: new UserService(database.db, bus),
     hooks: new PublishHooks(),
-    feeds: new FeedRegistry(),
+    topics,
+    frames: new ClientFrames(),
+    hub: new LiveHub(bus, topics, log),
     limits: new Limits(config.rateLimits, config.redisUrl, log),
   };
   const areas = AREAS.map((build) => build(core));
@@ -70,7 +76,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: core.limits,
   });
   for (const area of areas) area.attach?.(app);
-  attachReference(app, routes);
+  attachReference(app, routes, { topics, frames: core.frames });
   attachMetrics(app, config.metricsToken);
   if (database.pool !== undefined) metricSources.pool('main', database.pool);
 

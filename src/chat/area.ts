@@ -9,7 +9,11 @@ import { roomRoutes } from './routes/rooms.js';
 /** The chat area: rooms, participation, events and the polling feed; a sweep expires idle sessions. */
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
-  core.feeds.register('room', chat.feeds);
+  core.topics.register('room', {
+    exists: (app, id) => chat.feeds.assertExists(app, id),
+    replay: (app, id, cursor, limit) => chat.feeds.since(app, id, cursor, limit),
+    doc: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },
+  });
   const every = Math.min(30, Math.max(1, core.config.sessionIdleSeconds / 4)) * 1000;
   let sweeping: Promise<void> | undefined;
   const timer = setInterval(() => {

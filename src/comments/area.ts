@@ -19,6 +19,12 @@ export function commentsArea(core: Core): Area {
   const reader = new Reader(core.db, core.users, cache, conversations);
   const writer = new CommentWriter(core.db, core.log);
   const deps: CommentsDeps = { db: core.db, bus: core.bus, users: core.users, hooks: core.hooks, cache, conversations, reader, writer };
+  core.topics.register('conversation', {
+    doc: {
+      events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],
+      who: 'anyone with the app token; data is the comment.comment',
+    },
+  });
   core.users.onPurge(async (app, userId) => {
     await purgeUser(deps, app, userId);
   });

@@ -1,18 +1,13 @@
-import type { TopicKind } from '../realtime/live.js';
-import { AUTH_TIMEOUT_MS, CLIENT_FRAMES, CLOSE, ERROR_CODES, MAX_FRAME_BYTES, TOPIC_KINDS } from '../realtime/protocol.js';
+import type { ClientFrames } from '../realtime/client-frames.js';
+import { AUTH_TIMEOUT_MS, CLOSE, ERROR_CODES, MAX_FRAME_BYTES } from '../realtime/protocol.js';
+import type { TopicKindDef, TopicRegistry } from '../realtime/topics.js';
 import { jsonSchemaOf, type JsonSchema } from './json-schema.js';
 
-/** What each topic kind carries and who may subscribe (docs/realtime.md, Topics). */
-const TOPICS: Record<TopicKind, { events: string[]; who: string }> = {
-  room: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },
-  conversation: {
-    events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],
-    who: 'anyone with the app token; data is the comment.comment',
-  },
-  poll: { events: ['poll.standings'], who: 'anyone with the app token; data is the standings REST object' },
-  context: { events: ['telemetry.snapshot'], who: 'anyone with the app token; once on subscribe, then on every change, at most twice a second' },
-  user: { events: ['notification'], who: 'a user token of that user, or of a moderator/admin; a connection without a user token may subscribe to any user' },
-};
+/** The WebSocket protocol as the areas registered it: topic kinds and client frames. */
+export interface Protocol {
+  topics: TopicRegistry;
+  frames: ClientFrames;
+}
 
 const CLOSE_MEANINGS: Record<keyof typeof CLOSE, string> = {
   goingAway: 'server shutting down',
@@ -26,7 +21,6 @@ const CLOSE_MEANINGS: Record<keyof typeof CLOSE, string> = {
 };
 
 const str = { type: 'string' };
-const TOPIC = { type: 'string', pattern: `^(${TOPIC_KINDS.join('|')}):.{1,250}$`, description: 'kind:id' };
 const frame = (type: string, properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
   type: 'object',
   properties: { type: { const: type }, ...properties },
@@ -34,47 +28,53 @@ const frame = (type: string, properties: Record<string, JsonSchema>, required: s
 });
 
 /** Server frames other than events (those are one message per topic kind). */
-const SERVER_FRAMES: Record<string, { summary: string; payload: JsonSchema }> = {
+const serverFrames = (topic: JsonSchema): Record<string, { summary: string; payload: JsonSchema }> => ({
   ready: {
     summary: 'Authenticated.',
     payload: frame('ready', { appid: str, userid: { type: ['string', 'null'] }, role: { enum: ['user', 'moderator', 'admin', null] } }, ['appid', 'userid', 'role']),
   },
   subscribed: {
     summary: 'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events.',
-    payload: frame('subscribed', { topic: TOPIC, resumed: { type: 'boolean' } }, ['topic']),
+    payload: frame('subscribed', { topic, resumed: { type: 'boolean' } }, ['topic']),
   },
-  unsubscribed: { summary: 'After unsubscribe.', payload: frame('unsubscribed', { topic: TOPIC }, ['topic']) },
+  unsubscribed: { summary: 'After unsubscribe.', payload: frame('unsubscribed', { topic }, ['topic']) },
   error: {
     summary: 'A frame was refused; the socket stays open.',
-    payload: frame('error', { code: { enum: [...ERROR_CODES] }, message: str, topic: TOPIC }, ['code', 'message']),
+    payload: frame('error', { code: { enum: [...ERROR_CODES] }, message: str, topic }, ['code', 'message']),
   },
   pong: { summary: 'Answer to ping.', payload: frame('pong', {}, []) },
-};
+});
 
-const eventPayload = (kind: TopicKind): JsonSchema =>
+/** Events of a kind that can resume from a cursor carry their seq and cursor. */
+const eventPayload = (kind: string, def: TopicKindDef): JsonSchema =>
   frame(
     'event',
     {
       topic: { type: 'string', pattern: `^${kind}:`, description: `${kind}:{id}` },
-      event: { enum: TOPICS[kind].events },
+      event: { enum: def.doc.events },
       data: { type: 'object', description: 'The object REST returns.' },
-      ...(kind === 'room' ? { seq: { type: 'integer', description: 'Per room, +1 per feed item.' }, cursor: { type: 'string', description: 'The REST updates cursor after this item.' } } : {}),
+      ...(def.replay !== undefined
+        ? { seq: { type: 'integer', description: 'Per room, +1 per feed item.' }, cursor: { type: 'string', description: 'The REST updates cursor after this item.' } }
+        : {}),
     },
-    ['topic', 'event', 'data', ...(kind === 'room' ? ['seq', 'cursor'] : [])],
+    ['topic', 'event', 'data', ...(def.replay !== undefined ? ['seq', 'cursor'] : [])],
   );
 
 const CHANNEL = 'socket';
 const ref = (message: string) => ({ $ref: `#/channels/${CHANNEL}/messages/${message}` });
 
 /** The AsyncAPI 3.0 document of the WebSocket protocol, as served at GET /asyncapi.json. */
-export function asyncApiDocument(info: { version: string }): JsonSchema {
+export function asyncApiDocument(info: { version: string }, protocol: Protocol): JsonSchema {
+  const topics = [...protocol.topics.entries()];
+  const clientFrames = protocol.frames.all();
+  const server = serverFrames({ type: 'string', pattern: `^(${topics.map(([kind]) => kind).join('|')}):.{1,250}$`, description: 'kind:id' });
   const messages: Record<string, JsonSchema> = {};
-  for (const [type, schema] of Object.entries(CLIENT_FRAMES)) messages[type] = { name: type, title: `${type} (client → server)`, payload: jsonSchemaOf(schema) };
-  for (const [type, { summary, payload }] of Object.entries(SERVER_FRAMES)) messages[type] = { name: type, title: `${type} (server → client)`, summary, payload };
-  for (const kind of TOPIC_KINDS)
-    messages[`event-${kind}`] = { name: `event-${kind}`, title: `event on ${kind}:{id}`, summary: `Who may subscribe: ${TOPICS[kind].who}.`, payload: eventPayload(kind) };
+  for (const [type, schema] of Object.entries(clientFrames)) messages[type] = { name: type, title: `${type} (client → server)`, payload: jsonSchemaOf(schema) };
+  for (const [type, { summary, payload }] of Object.entries(server)) messages[type] = { name: type, title: `${type} (server → client)`, summary, payload };
+  for (const [kind, def] of topics)
+    messages[`event-${kind}`] = { name: `event-${kind}`, title: `event on ${kind}:{id}`, summary: `Who may subscribe: ${def.doc.who}.`, payload: eventPayload(kind, def) };
 
-  const serverTypes = [...Object.keys(SERVER_FRAMES), ...TOPIC_KINDS.map((k) => `event-${k}`)];
+  const serverTypes = [...Object.keys(server), ...topics.map(([kind]) => `event-${kind}`)];
   return {
     asyncapi: '3.0.0',
     info: {
@@ -102,7 +102,7 @@ export function asyncApiDocument(info: { version: string }): JsonSchema {
     },
     operations: {
       // Actions are the server's: it receives the client's frames and sends its own.
-      ...Object.fromEntries(Object.keys(CLIENT_FRAMES).map((type) => [`client-${type}`, { action: 'receive', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
+      ...Object.fromEntries(Object.keys(clientFrames).map((type) => [`client-${type}`, { action: 'receive', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
       ...Object.fromEntries(serverTypes.map((type) => [`server-${type}`, { action: 'send', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
     },
   };

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { RouteDef } from '../http/route.js';
 import { sendPlain } from '../http/plain.js';
-import { asyncApiDocument } from './asyncapi.js';
+import { asyncApiDocument, type Protocol } from './asyncapi.js';
 import { openApiDocument } from './openapi.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -45,9 +45,9 @@ const INIT = `window.onload = () => {
  * GET /openapi.json and /asyncapi.json (generated once, here, from the route table and the
  * WebSocket protocol) and the browsable reference at /docs, served from node_modules (no CDN).
  */
-export function attachReference(app: TemplatedApp, routes: readonly RouteDef[]): void {
+export function attachReference(app: TemplatedApp, routes: readonly RouteDef[], protocol: Protocol): void {
   const openApi = JSON.stringify(openApiDocument(routes, { version: VERSION }));
-  const asyncApi = JSON.stringify(asyncApiDocument({ version: VERSION }));
+  const asyncApi = JSON.stringify(asyncApiDocument({ version: VERSION }, protocol));
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const loaded = new Map<string, Buffer>();
 

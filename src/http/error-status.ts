@@ -15,15 +15,19 @@ export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
   unavailable: 503,
 };
 
+/** What a 503 asks clients to wait while a store the request needs (the database, Redis) is unreachable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
+
 /** What browsers may read of a 429 answer (Access-Control-Expose-Headers). */
 export const RATE_LIMIT_HEADERS = 'retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset';
 
 /**
  * The headers an error adds to its answer. A 429 carries `Retry-After` (seconds) and the IETF
  * draft's (draft-ietf-httpapi-ratelimit-headers-06) `RateLimit-Limit`, `RateLimit-Remaining`,
- * `RateLimit-Reset` (seconds until the window ends).
+ * `RateLimit-Reset` (seconds until the window ends). A 503 carries `Retry-After`.
  */
 export function errorHeaders(err: DomainError): [string, string][] | undefined {
+  if (err.kind === 'unavailable') return [['retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS]];
   if (!(err instanceof RateLimited)) return undefined;
   const retryAfter = String(err.retryAfter);
   return [

@@ -11,7 +11,7 @@ import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js'
 import { readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
 import { envelope, envelopeAroundJson } from './envelope.js';
-import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS } from './error-status.js';
+import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
 import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
@@ -24,8 +24,6 @@ import { validate, validatePathParams } from './validation.js';
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
 const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
-/** What a 503 asks clients to wait while the database is unreachable. */
-const RETRY_AFTER_SECONDS = '5';
 const EXPOSED_HEADERS = `x-request-id, allow, ${RATE_LIMIT_HEADERS}`;
 
 export interface HttpDeps {
@@ -105,7 +103,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       }
       if (isDatabaseUnavailable(err)) {
         deps.log.warn({ reqId: incoming.requestId, err }, 'database unavailable');
-        return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), [['retry-after', RETRY_AFTER_SECONDS]]);
+        return respond(503, envelope(503, 'The database is unavailable; try again shortly.', null), [['retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS]]);
       }
       deps.log.error({ reqId: incoming.requestId, err }, 'request failed');
       respond(500, envelope(500, 'Internal server error.', null));

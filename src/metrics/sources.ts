@@ -34,7 +34,7 @@ new Gauge({
 
 new Gauge({
   name: 'engage_telemetry_contexts',
-  help: 'Telemetry contexts held in memory on this node',
+  help: 'Telemetry contexts held: in memory on this node (PRESENCE_STORE=memory), or in Redis for the whole cluster (PRESENCE_STORE=redis, refreshed every 5 s)',
   registers: [registry],
   collect() {
     this.set(contexts?.() ?? 0);

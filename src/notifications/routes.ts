@@ -5,6 +5,7 @@ import { notFound } from '../errors.js';
 import { ok, param, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
 import * as store from './store.js';
+import { userTopic } from './topic.js';
 import { notificationView } from './views.js';
 import { NotificationWriter } from './writer.js';
 
@@ -42,6 +43,7 @@ export function notificationsArea(core: Core): Area {
     });
   const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
   core.hooks.add(writer);
+  core.topics.register('user', userTopic);
 
   return {
     close: () => writer.drain(),

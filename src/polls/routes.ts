@@ -19,6 +19,7 @@ export function pollsArea(core: Core): Area {
   const { db } = core;
   const polls = new PollService(db);
   const live = new StandingsPush(db, core.bus, core.log);
+  core.topics.register('poll', { doc: { events: ['poll.standings'], who: 'anyone with the app token; data is the standings REST object' } });
   const votes = new VoteBatcher(db, core.log, (pollIds) => live.changed(pollIds));
   const withChoices = async (poll: Poll) => pollView(poll, await store.choicesOf(db, [poll.id]));
   const pollIdOf = (params: Record<string, string>) => params['pollid'] as string;

@@ -52,9 +52,6 @@ export function newConnection(appId: string, address: string, frames: FrameBudge
   };
 }
 
-/** Acting for any user without a user token is the backend's, with a server token only. */
-export const trustedBackend = (conn: Connection): boolean => conn.actor === null && conn.scope === 'server';
-
 /**
  * Sends one frame unless the socket is gone; a socket already holding more than `limit` unsent
  * bytes is a slow consumer and is closed with 4008 instead.

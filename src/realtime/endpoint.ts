@@ -2,8 +2,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } fro
 import type { AppDirectory } from '../apps/directory.js';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { DomainError } from '../errors.js';
-import { mayActAs, verifyUserToken } from '../http/auth.js';
+import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
 import { statusLine } from '../http/status.js';
@@ -11,10 +10,10 @@ import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
-import type { TelemetryService } from '../telemetry/service.js';
-import { closeSocket, newConnection, sendError, sendFrame, trustedBackend, type Connection, type Socket } from './connection.js';
-import { WS_ERROR_CODE } from './error-codes.js';
-import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, parseFrame, type ClientFrame } from './protocol.js';
+import type { ClientFrames, FrameHandler } from './client-frames.js';
+import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
+import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame } from './protocol.js';
+import { refusalOf } from './refusal.js';
 import type { Subscriptions } from './subscriptions.js';
 
 export const WS_PATH = '/api/v3/:appid/ws';
@@ -28,7 +27,7 @@ export interface EndpointDeps {
   apps: AppDirectory;
   cors: CorsPolicy;
   limits: Limits;
-  telemetry: TelemetryService;
+  frames: ClientFrames;
   subscriptions: Subscriptions;
 }
 
@@ -211,16 +210,17 @@ export class Endpoint {
   private async handle(ws: Socket, text: string | undefined): Promise<void> {
     const conn = ws.getUserData();
     if (conn.closed) return;
-    const parsed = text === undefined ? ({ ok: false, message: 'Frames must be text (JSON).' } as const) : parseFrame(text);
+    const parsed = text === undefined ? ({ ok: false, message: 'Frames must be text (JSON).' } as const) : this.deps.frames.parse(text);
     if (conn.app === undefined) {
-      if (parsed.ok && parsed.frame.type === 'auth') return this.authenticate(ws, parsed.frame.token, parsed.frame.jwt);
+      if (parsed.ok && parsed.handler === undefined && parsed.frame.type === 'auth') return this.authenticate(ws, parsed.frame.token, parsed.frame.jwt);
       return closeSocket(ws, CLOSE.authRequired, 'authenticate first');
     }
     if (!parsed.ok) return sendError(ws, this.limit, 'bad_frame', parsed.message);
-    await this.dispatch(ws, parsed.frame);
+    if (parsed.handler === undefined) return this.dispatch(ws, parsed.frame);
+    await this.areaFrame(ws, parsed.handler, parsed.frame);
   }
 
-  private async dispatch(ws: Socket, frame: ClientFrame): Promise<void> {
+  private async dispatch(ws: Socket, frame: ProtocolFrame): Promise<void> {
     switch (frame.type) {
       case 'ping':
         return this.send(ws, '{"type":"pong"}');
@@ -230,22 +230,17 @@ export class Endpoint {
         return this.deps.subscriptions.subscribe(ws, frame.topic, frame.cursor);
       case 'unsubscribe':
         return this.deps.subscriptions.unsubscribe(ws, frame.topic);
-      case 'heartbeat':
-        return this.heartbeat(ws, frame.contextid, frame.key, frame.userid);
     }
   }
 
-  private heartbeat(ws: Socket, contextid: string, key: string, given: string | undefined): void {
-    const conn = ws.getUserData();
-    const userid = given ?? conn.actor?.userid;
-    if (userid === undefined) return sendError(ws, this.limit, 'bad_request', 'userid is required without a user token.');
-    if (conn.actor === null && !trustedBackend(conn)) return sendError(ws, this.limit, 'forbidden', 'A client token needs a user token to send heartbeats.');
-    if (!mayActAs(conn.actor, userid)) return sendError(ws, this.limit, 'forbidden', 'The user token does not allow acting as another user.');
+  /** A frame an area registered: its handler's refusals are answered with an error frame. */
+  private async areaFrame(ws: Socket, handler: FrameHandler<unknown>, frame: unknown): Promise<void> {
     try {
-      this.deps.telemetry.record(conn.appId, contextid, userid, [{ kind: 'presence', key, amount: 1 }]);
+      await handler(ws.getUserData(), frame);
     } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      sendError(ws, this.limit, WS_ERROR_CODE[err.kind], err.message);
+      const refusal = refusalOf(err);
+      if (refusal === undefined) throw err;
+      sendError(ws, this.limit, refusal.code, refusal.message);
     }
   }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
-import { parseTopic } from './protocol.js';
+import type { TopicRegistry } from './topics.js';
 
 /** A live item as a socket receives it: the frame text (serialised once) and its seq. */
 export interface Delivery {
@@ -37,10 +37,11 @@ export class LiveHub {
 
   constructor(
     private readonly bus: Bus,
+    topics: TopicRegistry,
     private readonly log: Logger,
   ) {
     this.stopListening = bus.onMessage((appId, message) => {
-      if (parseTopic(message.topic) === undefined) return;
+      if (!topics.isLive(message.topic)) return;
       this.publishLocal(appId, message.topic, message.payload as LiveMessage);
     });
   }

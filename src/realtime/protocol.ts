@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { unstorable } from '../http/storable.js';
-import type { TopicKind } from './live.js';
+import { TOPIC_ID_MAX } from './topics.js';
 
-/** The WebSocket protocol (docs/realtime.md): client frames, server frames, close codes, limits. */
+/** The WebSocket protocol (docs/realtime.md): its own client frames, server frames, close codes, limits. */
 
 export const CLOSE = {
   /** No credentials arrived in time, or a frame other than `auth` came first. */
@@ -30,62 +30,23 @@ export const HARD_FRAME_BYTES = 4 * MAX_FRAME_BYTES;
 /** A socket without credentials is closed after this long. */
 export const AUTH_TIMEOUT_MS = 10_000;
 
-export const TOPIC_KINDS: readonly TopicKind[] = ['room', 'conversation', 'poll', 'context', 'user'];
-const ID_MAX = 250;
-
-export interface Topic {
-  kind: TopicKind;
-  id: string;
-  /** `kind:id`, as clients spell it. */
-  name: string;
-}
-
-/** `room:abc` → its kind and id; undefined for anything else. */
-export function parseTopic(name: string): Topic | undefined {
-  const colon = name.indexOf(':');
-  if (colon < 1) return undefined;
-  const kind = name.slice(0, colon) as TopicKind;
-  const id = name.slice(colon + 1);
-  if (!TOPIC_KINDS.includes(kind) || id === '' || id.length > ID_MAX) return undefined;
-  return { kind, id, name };
-}
-
 /** Every string of a frame may reach a query: text Postgres cannot hold is refused as a bad frame. */
 const storable = () =>
   v.check(
     (s: string) => unstorable(s) === undefined,
     (issue) => unstorable(issue.input) ?? '',
   );
-const str = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'is required'), v.maxLength(max, `must be at most ${max} characters`), storable());
+/** A required string field of a client frame. */
+export const frameText = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'is required'), v.maxLength(max, `must be at most ${max} characters`), storable());
 
-const Auth = v.object({ type: v.literal('auth'), token: str(200), jwt: v.optional(str(4096)) });
-const Subscribe = v.object({ type: v.literal('subscribe'), topic: str(ID_MAX + 20), cursor: v.optional(v.pipe(v.string('must be a string'), v.maxLength(1024), storable())) });
-const Unsubscribe = v.object({ type: v.literal('unsubscribe'), topic: str(ID_MAX + 20) });
-const Heartbeat = v.object({ type: v.literal('heartbeat'), contextid: str(ID_MAX), key: str(ID_MAX), userid: v.optional(str(ID_MAX)) });
+const Auth = v.object({ type: v.literal('auth'), token: frameText(200), jwt: v.optional(frameText(4096)) });
+const Subscribe = v.object({ type: v.literal('subscribe'), topic: frameText(TOPIC_ID_MAX + 20), cursor: v.optional(v.pipe(v.string('must be a string'), v.maxLength(1024), storable())) });
+const Unsubscribe = v.object({ type: v.literal('unsubscribe'), topic: frameText(TOPIC_ID_MAX + 20) });
 const Ping = v.object({ type: v.literal('ping') });
 
-/** Every client frame's schema, by its type (the AsyncAPI document is built from them). */
-export const CLIENT_FRAMES = { auth: Auth, subscribe: Subscribe, unsubscribe: Unsubscribe, heartbeat: Heartbeat, ping: Ping };
-
-const ClientFrame = v.variant('type', [Auth, Subscribe, Unsubscribe, Heartbeat, Ping], 'type must be auth, subscribe, unsubscribe, heartbeat or ping');
-export type ClientFrame = v.InferOutput<typeof ClientFrame>;
-
-export type Parsed = { ok: true; frame: ClientFrame } | { ok: false; message: string };
-
-/** Text → a typed frame, or the reason it is not one. */
-export function parseFrame(text: string): Parsed {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, message: 'Frames must be JSON objects.' };
-  }
-  const result = v.safeParse(ClientFrame, json);
-  if (result.success) return { ok: true, frame: result.output };
-  const issue = result.issues[0];
-  const path = issue === undefined ? undefined : v.getDotPath(issue);
-  return { ok: false, message: path === null || path === undefined ? (issue?.message ?? 'Invalid frame.') : `${path} ${issue?.message}` };
-}
+/** The protocol's own client frames, by type; areas register theirs (ClientFrames). */
+export const PROTOCOL_FRAMES = { auth: Auth, subscribe: Subscribe, unsubscribe: Unsubscribe, ping: Ping };
+export type ProtocolFrame = v.InferOutput<(typeof PROTOCOL_FRAMES)[keyof typeof PROTOCOL_FRAMES]>;
 
 /** Error codes of `error` frames. */
 export const ERROR_CODES = [

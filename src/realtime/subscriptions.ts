@@ -1,14 +1,11 @@
 import type { Application } from '../apps/types.js';
-import type { FeedRegistry, LiveMessage, TopicFeed } from './live.js';
+import type { LiveMessage } from './live.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
-import { mayActAs } from '../http/auth.js';
-import { DomainError } from '../errors.js';
-import type { TelemetryService } from '../telemetry/service.js';
-import { sendError, sendFrame, trustedBackend, type Socket } from './connection.js';
-import { WS_ERROR_CODE } from './error-codes.js';
+import { sendError, sendFrame, type Socket } from './connection.js';
 import { eventFrame, localTopic, type Delivery, type LiveHub } from './hub.js';
-import { parseTopic, type ErrorCode, type Topic } from './protocol.js';
+import { Refusal, refusalOf } from './refusal.js';
+import type { Replay, Topic, TopicRegistry } from './topics.js';
 
 /** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them (MAX_REPLAY events). */
 const REPLAY_PAGE = 500;
@@ -22,20 +19,10 @@ const RESUME_GRACE_MS = 2_000;
 
 export interface SubscriptionDeps {
   hub: LiveHub;
-  feeds: FeedRegistry;
-  telemetry: TelemetryService;
+  topics: TopicRegistry;
   log: Logger;
   maxSubscriptions: number;
   maxBackpressure: number;
-}
-
-class Refusal extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Subscribe and unsubscribe frames of one socket: authorisation, limits, resume from a cursor. */
@@ -47,24 +34,26 @@ export class Subscriptions {
     const app = conn.app as Application;
     try {
       const topic = this.check(ws, name);
-      const feed = this.deps.feeds.get(topic.kind);
+      const { def } = topic;
+      const { replay } = def;
       const resumeFrom = cursor === undefined || cursor === '' ? undefined : cursor;
-      if (resumeFrom !== undefined && feed === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
+      if (resumeFrom !== undefined && replay === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
       conn.topics.add(name);
       wsMetrics.subscriptions.inc();
       const listening = this.deps.hub.follow(app.id, name);
       try {
-        await feed?.assertExists(app, topic.id);
+        await def.exists?.(app, topic.id);
         await listening;
         if (conn.closed || !conn.topics.has(name)) return;
-        if (resumeFrom === undefined) {
+        if (resumeFrom === undefined || replay === undefined) {
           ws.subscribe(localTopic(app.id, name));
           this.send(ws, JSON.stringify({ type: 'subscribed', topic: name }));
         } else {
-          await this.resume(ws, topic, feed as TopicFeed, resumeFrom);
+          await this.resume(ws, topic, replay, resumeFrom);
         }
-        if (topic.kind === 'context' && !conn.closed) {
-          this.send(ws, eventFrame(name, { type: 'telemetry.snapshot', data: this.deps.telemetry.snapshot(app.id, topic.id) }));
+        if (def.snapshot !== undefined && !conn.closed) {
+          const snapshot = await def.snapshot(app, topic.id);
+          if (!conn.closed && conn.topics.has(name)) this.send(ws, eventFrame(name, snapshot));
         }
       } catch (err) {
         this.drop(ws, name);
@@ -94,13 +83,11 @@ export class Subscriptions {
 
   private check(ws: Socket, name: string): Topic {
     const conn = ws.getUserData();
-    const topic = parseTopic(name);
-    if (topic === undefined) throw new Refusal('bad_topic', 'topic must be room:ID, conversation:ID, poll:ID, context:ID or user:ID.');
+    const topic = this.deps.topics.parse(name);
+    if (topic === undefined) throw new Refusal('bad_topic', `topic must be ${this.deps.topics.spelled()}.`);
     if (conn.topics.has(name)) throw new Refusal('already_subscribed', `Already subscribed to ${name}.`);
     if (conn.topics.size >= this.deps.maxSubscriptions) throw new Refusal('too_many_subscriptions', `A socket may hold at most ${this.deps.maxSubscriptions} subscriptions.`);
-    if (topic.kind === 'user' && (conn.actor === null ? !trustedBackend(conn) : !mayActAs(conn.actor, topic.id))) {
-      throw new Refusal('forbidden', 'A user token may subscribe only to its own user topic.');
-    }
+    topic.def.authorize?.(conn, topic.id);
     return topic;
   }
 
@@ -109,7 +96,7 @@ export class Subscriptions {
    * buffered items the replay did not hold, then forwards live items filtered by seq until the
    * grace period ends and the socket joins the shared uWS topic. No gap, no repeat.
    */
-  private async resume(ws: Socket, topic: Topic, feed: TopicFeed, cursor: string): Promise<void> {
+  private async resume(ws: Socket, topic: Topic, replay: Replay, cursor: string): Promise<void> {
     const conn = ws.getUserData();
     const app = conn.app as Application;
     const buffer: Delivery[] = [];
@@ -130,7 +117,7 @@ export class Subscriptions {
     };
     conn.resuming.set(topic.name, stop);
     try {
-      const missed = await this.missed(app, topic, feed, cursor);
+      const missed = await this.missed(app, topic, replay, cursor);
       if (conn.closed || !conn.resuming.has(topic.name)) return;
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
       this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true }));
@@ -152,13 +139,13 @@ export class Subscriptions {
   }
 
   /** Every item after the cursor, read before anything is sent; refused when more than MAX_REPLAY. */
-  private async missed(app: Application, topic: Topic, feed: TopicFeed, cursor: string): Promise<LiveMessage[]> {
+  private async missed(app: Application, topic: Topic, replay: Replay, cursor: string): Promise<LiveMessage[]> {
     const missed: LiveMessage[] = [];
     let position = cursor;
     for (;;) {
       // Past MAX_REPLAY one item is enough to know the cursor is too far behind.
       const limit = missed.length < MAX_REPLAY ? Math.min(REPLAY_PAGE, MAX_REPLAY - missed.length) : 1;
-      const { items, cursor: next } = await feed.since(app, topic.id, position, limit);
+      const { items, cursor: next } = await replay(app, topic.id, position, limit);
       if (missed.length >= MAX_REPLAY && items.length > 0) {
         throw new Refusal('bad_request', `The cursor is more than ${MAX_REPLAY} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
       }
@@ -179,8 +166,8 @@ export class Subscriptions {
   }
 
   private refuse(ws: Socket, err: unknown, topic: string): void {
-    if (err instanceof Refusal) return sendError(ws, this.deps.maxBackpressure, err.code, err.message, topic);
-    if (err instanceof DomainError) return sendError(ws, this.deps.maxBackpressure, WS_ERROR_CODE[err.kind], err.message, topic);
+    const refusal = refusalOf(err);
+    if (refusal !== undefined) return sendError(ws, this.deps.maxBackpressure, refusal.code, refusal.message, topic);
     this.deps.log.error({ err, topic }, 'subscribe failed');
     sendError(ws, this.deps.maxBackpressure, 'internal', 'The subscription failed; try again.', topic);
   }

@@ -1,7 +1,5 @@
-import { Signal, type SignalKind, type SignalView } from './signal.js';
-
-/** Distinct signals (kind + key) one context may hold; more are refused. */
-export const MAX_SIGNALS_PER_CONTEXT = 100;
+import { MAX_SIGNALS_PER_CONTEXT } from './presence-store.js';
+import { bySignal, Signal, type SignalKind, type SignalView } from './signal.js';
 
 export interface Operation {
   kind: SignalKind;
@@ -70,7 +68,7 @@ export class ContextStore {
     const context = this.apps.get(appId)?.get(contextid);
     if (context === undefined) return { version: 0, signals: [] };
     const signals = [...context.signals.values()].map((s) => s.view(now));
-    signals.sort((a, b) => (a.key === b.key ? a.kind.localeCompare(b.kind) : a.key < b.key ? -1 : 1));
+    signals.sort(bySignal);
     return { version: context.version, signals };
   }
 
@@ -83,10 +81,6 @@ export class ContextStore {
     let n = 0;
     for (const contexts of this.apps.values()) n += contexts.size;
     return n;
-  }
-
-  *contexts(): Generator<[appId: string, contextid: string]> {
-    for (const [appId, contexts] of this.apps) for (const contextid of contexts.keys()) yield [appId, contextid];
   }
 
   /** Drops contexts with no operation for two windows (their figures are all zero by then). */

@@ -3,7 +3,8 @@ import { assertActingAs } from '../http/auth.js';
 import { ok, route, type RequestContext, type RouteDef } from '../http/route.js';
 import { validate } from '../http/validation.js';
 import { BatchBody, BatchOp, HeartbeatBody, IncrementBody, PathIds, SampleBody } from './schemas.js';
-import type { SignalOp, TelemetryService } from './service.js';
+import type { SignalOp } from './presence-store.js';
+import type { TelemetryService } from './service.js';
 import type { SignalKind } from './signal.js';
 
 const BASE = 'telemetry/contexts/:contextid';
@@ -18,11 +19,11 @@ interface BatchError {
 
 export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
   /** Applies one operation of the user in ctx and answers with the signal it changed. */
-  const single = (ctx: RequestContext, userid: string, kind: SignalKind, amount: number) => {
+  const single = async (ctx: RequestContext, userid: string, kind: SignalKind, amount: number) => {
     const { contextid, key } = pathIds(ctx);
     assertActingAs(ctx, userid);
-    telemetry.record(ctx.app.id, contextid, userid, [{ kind, key: key as string, amount }]);
-    const { asof, signal } = telemetry.signal(ctx.app.id, contextid, kind, key as string);
+    await telemetry.record(ctx.app.id, contextid, userid, [{ kind, key: key as string, amount }]);
+    const { asof, signal } = await telemetry.signal(ctx.app.id, contextid, kind, key as string);
     return ok({ kind: 'telemetry.signal', contextid, asof, signal });
   };
 
@@ -34,7 +35,7 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
       method: 'POST',
       path: `${BASE}/batch`,
       body: BatchBody,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const { contextid } = pathIds(ctx);
         assertActingAs(ctx, ctx.body.userid);
         const errors: BatchError[] = [];
@@ -57,25 +58,25 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
           valid.push({ index, signal });
         });
         // Each operation is judged against the context as the ones before it in the batch leave it.
-        const fits = telemetry.fitting(
+        const fits = await telemetry.recordFitting(
           ctx.app.id,
           contextid,
+          ctx.body.userid,
           valid.map((op) => op.signal),
         );
-        const accepted: SignalOp[] = [];
-        valid.forEach(({ index, signal }, k) => {
-          if (fits[k] === true) accepted.push(signal);
+        let accepted = 0;
+        valid.forEach(({ index }, k) => {
+          if (fits[k] === true) accepted += 1;
           else errors.push({ index, field: 'key', message: 'would add a signal beyond the context limit' });
         });
         errors.sort((x, y) => x.index - y.index);
-        telemetry.record(ctx.app.id, contextid, ctx.body.userid, accepted);
-        return ok({ kind: 'telemetry.batchresult', contextid, accepted: accepted.length, rejected: errors.length, errors });
+        return ok({ kind: 'telemetry.batchresult', contextid, accepted, rejected: errors.length, errors });
       },
     }),
     route({
       method: 'GET',
       path: BASE,
-      handler: (ctx) => ok(telemetry.snapshot(ctx.app.id, pathIds(ctx).contextid)),
+      handler: async (ctx) => ok(await telemetry.snapshot(ctx.app.id, pathIds(ctx).contextid)),
     }),
   ];
 }

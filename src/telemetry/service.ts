@@ -1,20 +1,13 @@
-import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type { LiveHub } from '../realtime/hub.js';
 import { topicName } from '../realtime/live.js';
-import { ContextStore, MAX_SIGNALS_PER_CONTEXT, type Operation } from './contexts.js';
+import { MAX_SIGNALS_PER_CONTEXT, type PresenceStore, type SignalOp } from './presence-store.js';
 import type { SignalKind, SignalView } from './signal.js';
-import { TelemetrySync } from './sync.js';
 
 /** Live pushes of a context's snapshot happen at most this often. */
 const PUSH_INTERVAL_MS = 500;
-const EVICT_INTERVAL_MS = 5_000;
-
-export interface SignalOp {
-  kind: SignalKind;
-  key: string;
-  amount: number;
-}
+export const CONTEXT_TOPIC = 'context';
 
 export interface Snapshot {
   kind: 'telemetry.snapshot';
@@ -25,79 +18,88 @@ export interface Snapshot {
 }
 
 /**
- * Presence, metrics and gauges per (application, context, key) in memory. Every node applies
- * every operation (its own at once, the others' through the bus), and pushes a context's
- * snapshot to its own subscribers of `context:{contextid}` when it changes.
+ * Presence, metrics and gauges per (application, context, key), held by a PresenceStore; pushes
+ * a context's snapshot to this node's subscribers of `context:{contextid}` when it changes.
  */
 export class TelemetryService {
-  private readonly store: ContextStore;
-  private readonly sync: TelemetrySync;
+  /** Contexts this node has had subscribers of since their last push check: appId/contextid → ids. */
+  private readonly watched = new Map<string, { appId: string; contextid: string }>();
+  /** The signals last pushed per watched context. */
   private readonly pushed = new Map<string, string>();
-  private readonly timers: NodeJS.Timeout[];
+  private readonly timer: NodeJS.Timeout;
+  private pushing = false;
 
   constructor(
-    core: Core,
+    private readonly store: PresenceStore,
     private readonly hub: LiveHub,
+    private readonly log: Logger,
   ) {
-    this.store = new ContextStore(core.config.presenceWindowSeconds);
-    this.sync = new TelemetrySync(core.bus, (appId, contextid, op) => this.store.apply(appId, contextid, op, Date.now()));
-    this.timers = [setInterval(() => this.pushChanges(), PUSH_INTERVAL_MS), setInterval(() => this.store.evictIdle(Date.now()), EVICT_INTERVAL_MS)];
-    for (const timer of this.timers) timer.unref();
+    this.timer = setInterval(() => this.pushChanges(), PUSH_INTERVAL_MS);
+    this.timer.unref();
   }
 
-  /** Applies the operations of one user (all or none: 400 when one would add a signal beyond the limit) and shares them with the cluster. */
-  record(appId: string, contextid: string, userid: string, ops: SignalOp[]): void {
-    if (!this.fitting(appId, contextid, ops).every(Boolean)) {
+  /** Applies the operations of one user: all or none (400 when one would add a signal beyond the limit). */
+  async record(appId: string, contextid: string, userid: string, ops: SignalOp[]): Promise<void> {
+    const fits = await this.store.apply(appId, contextid, userid, ops, true);
+    if (!fits.every(Boolean)) {
       throw badRequest(`The context already has ${MAX_SIGNALS_PER_CONTEXT} signals.`, { key: `would add a signal beyond ${MAX_SIGNALS_PER_CONTEXT}` });
     }
-    const now = Date.now();
-    for (const { kind, key, amount } of ops) {
-      const op: Operation = { kind, key, userid, amount, at: now };
-      this.store.apply(appId, contextid, op, now);
-      this.sync.share(appId, contextid, op);
-    }
   }
 
-  snapshot(appId: string, contextid: string): Snapshot {
+  /** Applies those of the operations that fit, each judged against the context as the ones before it leave it; answers which did. */
+  recordFitting(appId: string, contextid: string, userid: string, ops: readonly SignalOp[]): Promise<boolean[]> {
+    return this.store.apply(appId, contextid, userid, ops, false);
+  }
+
+  async snapshot(appId: string, contextid: string): Promise<Snapshot> {
     const now = Date.now();
-    const { version, signals } = this.store.view(appId, contextid, now);
+    const { version, signals } = await this.store.view(appId, contextid, now);
     return { kind: 'telemetry.snapshot', contextid, asof: new Date(now).toISOString(), cursor: String(version), signals };
   }
 
-  /** Which operations fit the context, in order (see ContextStore.fitting). */
-  fitting(appId: string, contextid: string, ops: readonly SignalOp[]): boolean[] {
-    return this.store.fitting(appId, contextid, ops);
-  }
-
   /** One signal of the context, as of now. */
-  signal(appId: string, contextid: string, kind: SignalKind, key: string): { asof: string; signal: SignalView | undefined } {
+  async signal(appId: string, contextid: string, kind: SignalKind, key: string): Promise<{ asof: string; signal: SignalView | undefined }> {
     const now = Date.now();
-    return { asof: new Date(now).toISOString(), signal: this.store.signalView(appId, contextid, kind, key, now) };
+    return { asof: new Date(now).toISOString(), signal: await this.store.signal(appId, contextid, kind, key, now) };
   }
 
-  /** Contexts held in memory on this node. */
-  contextCount(): number {
-    return this.store.count();
+  /** The snapshot a new subscriber gets; from now on the context's changes are pushed to this node's subscribers. */
+  subscribed(appId: string, contextid: string): Promise<Snapshot> {
+    this.watched.set(`${appId}/${contextid}`, { appId, contextid });
+    return this.snapshot(appId, contextid);
   }
 
-  close(): void {
-    for (const timer of this.timers) clearInterval(timer);
-    this.sync.close();
+  close(): Promise<void> {
+    clearInterval(this.timer);
+    return this.store.close();
   }
 
+  /** Pushes the snapshot of every watched context whose signals changed; forgets those without subscribers left. */
   private pushChanges(): void {
-    const seen = new Set<string>();
-    for (const [appId, contextid] of this.store.contexts()) {
-      const topic = topicName('context', contextid);
-      if (this.hub.subscriberCount(appId, topic) === 0) continue;
-      const id = `${appId}/${contextid}`;
-      seen.add(id);
-      const snapshot = this.snapshot(appId, contextid);
-      const fingerprint = JSON.stringify(snapshot.signals);
-      if (this.pushed.get(id) === fingerprint) continue;
-      this.pushed.set(id, fingerprint);
-      this.hub.publishLocal(appId, topic, { type: 'telemetry.snapshot', data: snapshot });
+    if (this.pushing) return;
+    this.pushing = true;
+    const checks = [...this.watched].map(([id, { appId, contextid }]) => this.pushIfChanged(id, appId, contextid));
+    Promise.all(checks)
+      .catch((err: unknown) => this.log.warn({ err }, 'telemetry push failed'))
+      .finally(() => (this.pushing = false));
+  }
+
+  private async pushIfChanged(id: string, appId: string, contextid: string): Promise<void> {
+    const topic = topicName(CONTEXT_TOPIC, contextid);
+    if (this.hub.subscriberCount(appId, topic) === 0) {
+      this.watched.delete(id);
+      this.pushed.delete(id);
+      return;
     }
-    for (const id of this.pushed.keys()) if (!seen.has(id)) this.pushed.delete(id);
+    const snapshot = await this.snapshot(appId, contextid);
+    // A context that holds nothing (never touched, or forgotten once idle) is not pushed.
+    if (snapshot.signals.length === 0) {
+      this.pushed.delete(id);
+      return;
+    }
+    const fingerprint = JSON.stringify(snapshot.signals);
+    if (this.pushed.get(id) === fingerprint) return;
+    this.pushed.set(id, fingerprint);
+    this.hub.publishLocal(appId, topic, { type: 'telemetry.snapshot', data: snapshot });
   }
 }

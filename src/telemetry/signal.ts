@@ -12,6 +12,34 @@ export interface SignalView {
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
+/** What a signal's figures are made of, over the window ending now. */
+export interface SignalTally {
+  key: string;
+  kind: SignalKind;
+  /** Distinct users seen within the window. */
+  active: number;
+  /** Sum and number of the operations within the window. */
+  windowvalue: number;
+  operations: number;
+  total: number;
+}
+
+export function figuresOf({ key, kind, active, windowvalue, operations, total }: SignalTally, windowSeconds: number): SignalView {
+  const per = kind === 'gauge' ? operations : active;
+  return {
+    key,
+    kind,
+    active,
+    windowvalue: round(windowvalue),
+    total: round(total),
+    average: per === 0 ? 0 : round(windowvalue / per),
+    intensity: round(windowvalue / windowSeconds),
+  };
+}
+
+/** A context's signals in the order snapshots list them: by key, then kind. */
+export const bySignal = (a: SignalView, b: SignalView) => (a.key === b.key ? a.kind.localeCompare(b.kind) : a.key < b.key ? -1 : 1);
+
 /**
  * One signal of a context over a sliding window of `windowSeconds`. Memory is fixed per signal
  * (one bucket per second of the window) plus one entry per user seen within the window: the map
@@ -71,15 +99,6 @@ export class Signal {
       windowvalue += this.sums[slot] ?? 0;
       operations += this.counts[slot] ?? 0;
     }
-    const per = this.kind === 'gauge' ? operations : active;
-    return {
-      key: this.key,
-      kind: this.kind,
-      active,
-      windowvalue: round(windowvalue),
-      total: round(this.total),
-      average: per === 0 ? 0 : round(windowvalue / per),
-      intensity: round(windowvalue / this.windowSeconds),
-    };
+    return figuresOf({ key: this.key, kind: this.kind, active, windowvalue, operations, total: this.total }, this.windowSeconds);
   }
 }

@@ -1,7 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Core } from '../../core.js';
 import { internal, on, send } from '../../internal-messages.js';
-import type { FeedPage, LiveMessage, TopicFeed } from '../../realtime/live.js';
+import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../event-views.js';
 import type { Room } from '../context.js';
@@ -33,7 +33,7 @@ const visible = (view: EventView, viewer: string | undefined) => !view.shadowban
  * answers when a ring cannot (cold room, lease not yet heard, cursor older than the ring, a hole,
  * another node ahead).
  */
-export class RoomFeeds implements TopicFeed {
+export class RoomFeeds {
   private readonly rings = new Map<string, RoomRing>();
   private readonly loading = new SingleFlight<RoomRing>();
   private readonly leases: FeedLeases;

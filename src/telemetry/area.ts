@@ -1,0 +1,28 @@
+import type { Area, Core } from '../core.js';
+import { metricSources } from '../metrics/sources.js';
+import { HeartbeatFrame, heartbeatHandler } from './heartbeat-frame.js';
+import { MemoryPresenceStore } from './memory-store.js';
+import type { PresenceStore } from './presence-store.js';
+import { RedisPresenceStore } from './redis-store.js';
+import { telemetryRoutes } from './routes.js';
+import { CONTEXT_TOPIC, TelemetryService } from './service.js';
+
+/** Presence, metrics and gauges: REST routes, the `context:` topic and the heartbeat frame. */
+export function telemetryArea(core: Core): Area {
+  const { config, log } = core;
+  const store: PresenceStore =
+    config.presenceStore === 'redis' && config.redisUrl !== undefined
+      ? new RedisPresenceStore(config.redisUrl, config.presenceWindowSeconds, log)
+      : new MemoryPresenceStore(core.bus, config.presenceWindowSeconds);
+  const telemetry = new TelemetryService(store, core.hub, log);
+  metricSources.telemetryContexts(() => store.contextCount());
+  core.topics.register(CONTEXT_TOPIC, {
+    snapshot: async (app, contextid) => ({ type: 'telemetry.snapshot', data: await telemetry.subscribed(app.id, contextid) }),
+    doc: { events: ['telemetry.snapshot'], who: 'anyone with the app token; once on subscribe, then on every change, at most twice a second' },
+  });
+  core.frames.register('heartbeat', HeartbeatFrame, heartbeatHandler(telemetry));
+  return {
+    routes: telemetryRoutes(telemetry),
+    close: () => telemetry.close(),
+  };
+}

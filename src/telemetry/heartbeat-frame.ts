@@ -1,0 +1,22 @@
+import * as v from 'valibot';
+import { mayActAs } from '../http/auth.js';
+import { badRequest, forbidden } from '../errors.js';
+import type { FrameHandler } from '../realtime/client-frames.js';
+import { trustedBackend } from '../realtime/peer.js';
+import { frameText } from '../realtime/protocol.js';
+import { ID_MAX } from './schemas.js';
+import type { TelemetryService } from './service.js';
+
+/** `{"type":"heartbeat","contextid","key","userid"?}`: the REST presence heartbeat over the socket. */
+export const HeartbeatFrame = v.object({ type: v.literal('heartbeat'), contextid: frameText(ID_MAX), key: frameText(ID_MAX), userid: v.optional(frameText(ID_MAX)) });
+
+/** The user defaults to the user token's; a client token needs one, and acts only as its user. */
+export const heartbeatHandler =
+  (telemetry: TelemetryService): FrameHandler<v.InferOutput<typeof HeartbeatFrame>> =>
+  (peer, { contextid, key, userid: given }) => {
+    const userid = given ?? peer.actor?.userid;
+    if (userid === undefined) throw badRequest('userid is required without a user token.');
+    if (peer.actor === null && !trustedBackend(peer)) throw forbidden('A client token needs a user token to send heartbeats.');
+    if (!mayActAs(peer.actor, userid)) throw forbidden('The user token does not allow acting as another user.');
+    return telemetry.record(peer.appId, contextid, userid, [{ kind: 'presence', key, amount: 1 }]);
+  };

@@ -1,0 +1,39 @@
+import type { SignalKind, SignalView } from './signal.js';
+
+/** Distinct signals (kind + key) one context may hold; more are refused. */
+export const MAX_SIGNALS_PER_CONTEXT = 100;
+
+export interface SignalOp {
+  kind: SignalKind;
+  key: string;
+  amount: number;
+}
+
+export interface ContextView {
+  /** Grows with every operation applied to the context: the snapshot's cursor. */
+  version: number;
+  /** Sorted by key, then kind; empty for a context nobody has touched lately. */
+  signals: SignalView[];
+}
+
+/**
+ * Where presence, metrics and gauges live, per (application, context, signal), over the sliding
+ * window (PRESENCE_WINDOW_SECONDS). A context without operations for two windows is forgotten.
+ * PRESENCE_STORE picks the implementation: memory (each node holds every context and applies
+ * every operation, its own and the others' through the bus) or redis (one copy every node reads).
+ */
+export interface PresenceStore {
+  /**
+   * Applies one user's operations that fit the context, in order: one that would add a signal
+   * beyond MAX_SIGNALS_PER_CONTEXT does not fit, one on a signal held or added earlier in the
+   * list does. With allOrNone, nothing is applied unless all fit. Answers which fitted.
+   */
+  apply(appId: string, contextid: string, userid: string, ops: readonly SignalOp[], allOrNone: boolean): Promise<boolean[]>;
+  /** The context's signals as of `now` (epoch ms). */
+  view(appId: string, contextid: string, now: number): Promise<ContextView>;
+  /** One signal of the context as of `now`; undefined when the context does not hold it. */
+  signal(appId: string, contextid: string, kind: SignalKind, key: string, now: number): Promise<SignalView | undefined>;
+  /** Contexts held (for the engage_telemetry_contexts gauge). */
+  contextCount(): number;
+  close(): Promise<void>;
+}

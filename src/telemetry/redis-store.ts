@@ -1,0 +1,121 @@
+import { Redis } from 'ioredis';
+import { unavailable } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { MAX_SIGNALS_PER_CONTEXT, type ContextView, type PresenceStore, type SignalOp } from './presence-store.js';
+import { APPLY, VIEW } from './redis-scripts.js';
+import { bySignal, figuresOf, type SignalKind, type SignalView } from './signal.js';
+
+const PREFIX = 'engage:telemetry:';
+const INDEX = `${PREFIX}contexts`;
+const COUNT_INTERVAL_MS = 5_000;
+
+/** One signal as VIEW returns it: id, total, active users, the window hash flattened. */
+type RawSignal = [id: string, total: string, active: number, window: string[]];
+
+interface PresenceCommands {
+  presenceApply(prefix: string, index: string, ...args: (string | number)[]): Promise<number[]>;
+  presenceView(prefix: string, now: number, windowSeconds: number, only: string): Promise<[version: string, ...signals: RawSignal[]]>;
+}
+
+/** JSON of the parts: a context's key prefix and a signal's id cannot be confused with another's. */
+const member = (appId: string, contextid: string) => JSON.stringify([appId, contextid]);
+const signalId = (kind: SignalKind, key: string) => JSON.stringify([kind, key]);
+
+/**
+ * Every context in Redis, changed and read by scripts (redis-scripts.ts) whichever node serves
+ * the request: every node, a node started late included, answers the same figures and cursor.
+ */
+export class RedisPresenceStore implements PresenceStore {
+  private readonly redis: Redis & PresenceCommands;
+  private contexts = 0;
+  private readonly countTimer: NodeJS.Timeout;
+
+  constructor(
+    url: string,
+    private readonly windowSeconds: number,
+    private readonly log: Logger,
+  ) {
+    // Requests made while connecting wait for the connection; during an outage they fail after one retry.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: (times: number) => Math.min(times * 200, 2000) }) as Redis & PresenceCommands;
+    this.redis.on('error', (err: Error) => log.warn({ err: err.message }, 'presence redis connection error'));
+    this.redis.defineCommand('presenceApply', { numberOfKeys: 2, lua: APPLY });
+    this.redis.defineCommand('presenceView', { numberOfKeys: 1, lua: VIEW });
+    this.countTimer = setInterval(
+      () =>
+        this.countContexts().catch((err: unknown) => {
+          log.warn({ err }, 'presence redis: counting contexts failed');
+        }),
+      COUNT_INTERVAL_MS,
+    );
+    this.countTimer.unref();
+  }
+
+  async apply(appId: string, contextid: string, userid: string, ops: readonly SignalOp[], allOrNone: boolean): Promise<boolean[]> {
+    if (ops.length === 0) return [];
+    const args: (string | number)[] = [Date.now(), this.windowSeconds, MAX_SIGNALS_PER_CONTEXT, allOrNone ? 1 : 0, userid, member(appId, contextid)];
+    for (const { kind, key, amount } of ops) args.push(signalId(kind, key), amount);
+    const fits = await this.call(() => this.redis.presenceApply(this.prefix(appId, contextid), INDEX, ...args));
+    return fits.map((fit) => fit === 1);
+  }
+
+  async view(appId: string, contextid: string, now: number): Promise<ContextView> {
+    const [version, ...raw] = await this.call(() => this.redis.presenceView(this.prefix(appId, contextid), now, this.windowSeconds, ''));
+    return { version: Number(version), signals: raw.map((r) => this.figures(r, now)).sort(bySignal) };
+  }
+
+  async signal(appId: string, contextid: string, kind: SignalKind, key: string, now: number): Promise<SignalView | undefined> {
+    const [, raw] = await this.call(() => this.redis.presenceView(this.prefix(appId, contextid), now, this.windowSeconds, signalId(kind, key)));
+    return raw === undefined ? undefined : this.figures(raw, now);
+  }
+
+  contextCount(): number {
+    return this.contexts;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.countTimer);
+    await this.redis.quit().catch(() => undefined);
+  }
+
+  private prefix(appId: string, contextid: string): string {
+    return `${PREFIX}${member(appId, contextid)}`;
+  }
+
+  /** The window's slots still inside it (the second they hold is later than now − window) add up to its figures. */
+  private figures([id, total, active, window]: RawSignal, now: number): SignalView {
+    const [kind, key] = JSON.parse(id) as [SignalKind, string];
+    const oldestSecond = Math.floor(now / 1000) - this.windowSeconds;
+    const slots = new Map<string, string>();
+    for (let i = 0; i < window.length; i += 2) slots.set(window[i] as string, window[i + 1] as string);
+    let windowvalue = 0;
+    let operations = 0;
+    for (const [field, second] of slots) {
+      if (!field.startsWith('t') || Number(second) <= oldestSecond) continue;
+      const slot = field.slice(1);
+      windowvalue += Number(slots.get(`s${slot}`) ?? 0);
+      operations += Number(slots.get(`c${slot}`) ?? 0);
+    }
+    return figuresOf({ key, kind, active, windowvalue, operations, total: Number(total) }, this.windowSeconds);
+  }
+
+  /** Contexts with an operation within two windows, counted across the cluster. */
+  private async countContexts(): Promise<void> {
+    const results = await this.redis
+      .multi()
+      .zremrangebyscore(INDEX, '-inf', Date.now() - 2 * this.windowSeconds * 1000)
+      .zcard(INDEX)
+      .exec();
+    const count = results?.[1]?.[1];
+    if (typeof count === 'number') this.contexts = count;
+  }
+
+  /** Redis unreachable: the request is answered 503, as when the database is. */
+  private async call<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      this.log.warn({ err }, 'presence redis command failed');
+      throw unavailable('Presence is unavailable (Redis is unreachable); try again shortly.');
+    }
+  }
+}
