@@ -7,6 +7,7 @@ import { TopicChannels, type PubSubMode } from './topic-channels.js';
 
 /** Broadcasts: every node subscribes. */
 const CONTROL = 'engage:bus';
+const MAX_HELD_BROADCASTS = 10_000;
 /** A topic's live items: the nodes that take an interest in it subscribe. */
 const topicChannel = (appId: string, topic: string) => `engage:t:${appId}:${topic}`;
 
@@ -35,6 +36,8 @@ export class RedisBus implements Bus {
   private controlSubscribed = false;
   private wholeBefore = false;
   private readonly reconnectHandlers = new Set<() => void>();
+  /** Broadcasts made while the publisher was away, sent when it is back (oldest dropped past the bound). */
+  private readonly heldBroadcasts: string[] = [];
 
   constructor(
     url: string,
@@ -61,6 +64,10 @@ export class RedisBus implements Bus {
         connectedBefore = true;
       });
     }
+    this.publisher.on('ready', () => {
+      const held = this.heldBroadcasts.splice(0);
+      for (const raw of held) this.publisher.publish(CONTROL, raw).catch(this.publishFailed);
+    });
     this.control.on('ready', () => {
       this.control.subscribe(CONTROL).then(
         () => {
@@ -92,7 +99,7 @@ export class RedisBus implements Bus {
   }
 
   broadcast(appId: string, message: BusMessage): void {
-    this.send(appId, message, CONTROL, false);
+    this.send(appId, message, CONTROL, false, true);
   }
 
   interest(appId: string, topic: string): () => void {
@@ -123,12 +130,19 @@ export class RedisBus implements Bus {
     this.topicConn.disconnect();
   }
 
-  private send(appId: string, message: BusMessage, channel: string, sharded: boolean): void {
+  /** `holdWhileDown`: an invalidation must not be lost to a node whose link came back before ours, so it waits for the publisher. */
+  private send(appId: string, message: BusMessage, channel: string, sharded: boolean, holdWhileDown = false): void {
     busMetrics.published.inc();
     this.local.deliver(appId, message, this.handlerFailed);
-    if (this.publisher.status !== 'ready') return;
+    const ready = this.publisher.status === 'ready';
+    if (!ready && !holdWhileDown) return;
     const wire: Wire = { n: this.nodeId, a: appId, topic: message.topic, payload: message.payload };
     const raw = JSON.stringify(wire);
+    if (!ready) {
+      if (this.heldBroadcasts.length >= MAX_HELD_BROADCASTS) this.heldBroadcasts.shift();
+      this.heldBroadcasts.push(raw);
+      return;
+    }
     (sharded ? this.publisher.spublish(channel, raw) : this.publisher.publish(channel, raw)).catch(this.publishFailed);
   }
 
