@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { asc, count, eq, gt } from 'drizzle-orm';
+import { asc, count, eq, gt, inArray } from 'drizzle-orm';
 import { ReplicatedCache } from '../cache/replicated-cache.js';
 import type { Db } from '../db/client.js';
 import { apiTokens, applications } from '../db/schema/index.js';
@@ -91,6 +91,17 @@ export class AppDirectory {
   /** Called on every node when a token is revoked (after it is forgotten). */
   onRevoked(listener: (tokenId: string) => void): void {
     on(this.bus, internal.tokenRevoked, (_appId, tokenId) => listener(tokenId));
+  }
+
+  /** Called when the bus is back after an outage: revocations made meanwhile may never arrive. */
+  onRevocationsMissed(listener: () => void): void {
+    this.bus.onReconnect(listener);
+  }
+
+  /** Of these token ids, the ones that still exist. */
+  async existingTokenIds(ids: string[]): Promise<Set<string>> {
+    const rows = await this.db.select({ id: apiTokens.id }).from(apiTokens).where(inArray(apiTokens.id, ids));
+    return new Set(rows.map((row) => row.id));
   }
 
   async get(appId: string): Promise<Application | undefined> {

@@ -51,8 +51,26 @@ export class Endpoint {
     deps.apps.onRevoked((tokenId) => {
       for (const ws of this.sockets) if (ws.getUserData().tokenId === tokenId) closeSocket(ws, CLOSE.authRefused, 'api token revoked');
     });
+    deps.apps.onRevocationsMissed(() => {
+      this.closeRevokedSockets().catch((err: unknown) => deps.log.warn({ err }, 'checking open sockets for revoked tokens failed'));
+    });
     this.sweeper = setInterval(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
     this.sweeper.unref();
+  }
+
+  /** After a bus outage: sockets whose API token no longer exists are closed as a revocation would have. */
+  private async closeRevokedSockets(): Promise<void> {
+    const inUse = new Set<string>();
+    for (const ws of this.sockets) {
+      const tokenId = ws.getUserData().tokenId;
+      if (tokenId !== undefined) inUse.add(tokenId);
+    }
+    if (inUse.size === 0) return;
+    const existing = await this.deps.apps.existingTokenIds([...inUse]);
+    for (const ws of this.sockets) {
+      const tokenId = ws.getUserData().tokenId;
+      if (tokenId !== undefined && !existing.has(tokenId)) closeSocket(ws, CLOSE.authRefused, 'api token revoked');
+    }
   }
 
   attach(app: TemplatedApp): void {

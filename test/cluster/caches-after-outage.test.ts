@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Client, manage, request } from '../helpers/api.js';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
 import { join, makeRoom, say } from '../chat/helpers.js';
+import { connect } from '../realtime/ws-client.js';
 import { eventually, type RedisProcess } from './infra.js';
 import { twoNodesForSuite } from './two-nodes.js';
 
@@ -21,7 +22,7 @@ describe('node memory after a Redis outage', () => {
   };
   const busDown = async (base: string) => (await request('GET', `${base}/readyz`)).status === 503;
 
-  it('node B refuses, within 2 s of Redis returning, a user banned and a token revoked through node A during the outage', async () => {
+  it("node B refuses, within 2 s of Redis returning, a user banned and a token revoked through node A during the outage, and closes that token's socket", async () => {
     const room = await makeRoom(nodes.a.api, { enableenterandexit: false });
     const userid = (await join(nodes.a.api, room.id)).user.userid as string;
     const made = await manage('createtoken', { applicationid: nodes.a.appid, name: 'revoked in the outage' }, nodes.a.api.base);
@@ -30,6 +31,7 @@ describe('node memory after a Redis outage', () => {
     // Node B reads, and so remembers, the user, the room, the membership and the token.
     await say(nodes.b, room.id, userid, 'before the outage');
     expect((await tokenOnB.get('chat/rooms')).status).toBe(200);
+    const socket = await connect(nodes.b.base, nodes.a.appid, made.body.data.token);
 
     const redis = ownedRedis();
     await redis.kill();
@@ -52,6 +54,8 @@ describe('node memory after a Redis outage', () => {
     expect(post.status, 'node B still lets the banned user post 2 s after Redis returned').toBe(403);
     expect(post.body.message).toMatch(/banned/);
     expect(token.status, 'node B still accepts the revoked token 2 s after Redis returned').toBe(403);
+    const closed = await Promise.race([socket.closed, new Promise<undefined>((r) => setTimeout(r, Math.max(0, READY_AGAIN_MS - (Date.now() - back))))]);
+    expect(closed?.code, "node B keeps the revoked token's socket open 2 s after Redis returned").toBe(4003);
     // The app's own token still works on B: B refused what changed, not everything.
     expect((await nodes.b.get('chat/rooms')).status).toBe(200);
   });
