@@ -9,11 +9,8 @@
  *
  * A checkout is `name=path` (run from source through tsx) or `name=path:dist` (its built dist/).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { MANAGE_TOKEN, NODE_FLAGS, freePort } from '../test/helpers/spawn.js';
+import { resolve } from 'node:path';
+import { BUILT, FROM_SOURCE, type SpawnedServer, spawnServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds } from './lib/cpu.js';
@@ -27,37 +24,20 @@ if (checkouts.length === 0) throw new Error('COMPARE=name=path[:dist],name=path[
 function parseCheckout(spec: string) {
   const [name = '', where = ''] = spec.split('=');
   const built = where.endsWith(':dist');
-  return { name, root: resolve(built ? where.slice(0, -':dist'.length) : where), entry: built ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'] };
+  return { name, root: resolve(built ? where.slice(0, -':dist'.length) : where), entry: built ? BUILT : FROM_SOURCE };
 }
 
 interface Target {
   name: string;
-  child: ChildProcess;
+  server: SpawnedServer;
   headers: Record<string, string>;
   urls: { head: string; behind: string };
 }
 
 /** Starts a checkout's server on the embedded default with a room ten events past a cursor. */
 async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...checkout.entry], {
-    cwd: checkout.root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: mkdtempSync(join(tmpdir(), 'engage-compare-')), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${checkout.name}: the server exited with ${child.exitCode}`);
-    if (
-      await fetch(`${base}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const app = await benchApp(base);
+  const server = await spawnServer({}, checkout.entry, checkout.root);
+  const app = await benchApp(server.url);
   const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false });
   await app.call('POST', `chat/rooms/${room.id}/join`, { userid: 'poller', displayname: 'Poller' });
   const updates = (query: string) => app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?${query}`);
@@ -65,14 +45,14 @@ async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target
   for (let i = 0; i < 10; i++) await app.call('POST', `chat/rooms/${room.id}/command`, { userid: 'poller', command: `tail ${i}` });
   const head = (await updates(`cursor=${behind}`)).cursor;
   const url = (cursor: string) => app.url(`chat/rooms/${room.id}/updates?cursor=${cursor}`);
-  return { name: checkout.name, child, headers: { 'x-api-token': app.token }, urls: { head: url(head), behind: url(behind) } };
+  return { name: checkout.name, server, headers: { 'x-api-token': app.token }, urls: { head: url(head), behind: url(behind) } };
 }
 
 const targets: Target[] = [];
 for (const checkout of checkouts) targets.push(await start(checkout));
 const runs = new Map<string, number[]>();
 const measure = async (target: Target, position: 'head' | 'behind') => {
-  const pid = target.child.pid as number;
+  const pid = target.server.process.pid as number;
   const before = cpuSeconds(pid);
   const result = await load({ url: target.urls[position], headers: target.headers, connections, durationSeconds: seconds });
   const cpuUs = ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.answered);
@@ -94,5 +74,5 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   for (const [key, values] of runs) process.stdout.write(`median ${key.padEnd(18)} ${median(values).toFixed(1)} µs/request over ${values.length} runs\n`);
 } finally {
-  for (const target of targets) target.child.kill('SIGTERM');
+  await Promise.all(targets.map((target) => target.server.stop()));
 }

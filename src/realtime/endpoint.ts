@@ -48,9 +48,7 @@ export class Endpoint {
 
   constructor(private readonly deps: EndpointDeps) {
     this.limit = deps.config.wsMaxBackpressure;
-    deps.apps.onRevoked((tokenId) => {
-      for (const ws of this.sockets) if (ws.getUserData().tokenId === tokenId) closeSocket(ws, CLOSE.authRefused, 'api token revoked');
-    });
+    deps.apps.onRevoked((tokenId) => this.closeSocketsOfTokens((id) => id === tokenId));
     deps.apps.onRevocationsMissed(() => {
       this.closeRevokedSockets().catch((err: unknown) => deps.log.warn({ err }, 'checking open sockets for revoked tokens failed'));
     });
@@ -67,9 +65,13 @@ export class Endpoint {
     }
     if (inUse.size === 0) return;
     const existing = await this.deps.apps.existingTokenIds([...inUse]);
+    this.closeSocketsOfTokens((id) => !existing.has(id));
+  }
+
+  private closeSocketsOfTokens(revoked: (tokenId: string) => boolean): void {
     for (const ws of this.sockets) {
       const tokenId = ws.getUserData().tokenId;
-      if (tokenId !== undefined && !existing.has(tokenId)) closeSocket(ws, CLOSE.authRefused, 'api token revoked');
+      if (tokenId !== undefined && revoked(tokenId)) closeSocket(ws, CLOSE.authRefused, 'api token revoked');
     }
   }
 

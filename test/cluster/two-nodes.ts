@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { startedForSuite } from '../helpers/for-suite.js';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { testPostgres } from '../chat/postgres.js';
@@ -43,17 +43,11 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
 
 /** Two nodes started before the suite's tests and stopped after them; read `a` and `b` inside tests. */
 export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b' | 'redis'> {
-  let cluster: TwoNodes | undefined;
-  beforeAll(async () => {
-    cluster = await startTwoNodes(options);
-  }, 120_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-  const started = (): TwoNodes => {
-    if (cluster === undefined) throw new Error('the two nodes have not started');
-    return cluster;
-  };
+  const started = startedForSuite(
+    () => startTwoNodes(options),
+    (cluster) => cluster.stop(),
+    120_000,
+  );
   return {
     get a() {
       return started().a;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll } from 'vitest';
 import { newApp, type TestApp } from './api.js';
+import { startedForSuite } from './for-suite.js';
 import { type SpawnedServer, spawnServer } from './spawn.js';
 
 export interface OwnServer {
@@ -10,22 +10,19 @@ export interface OwnServer {
 
 /** A server process of the suite's own (for settings the shared one must not have), started before its tests with one app on it. */
 export function ownServerForSuite(env: Record<string, string>): OwnServer {
-  let started: OwnServer | undefined;
-  beforeAll(async () => {
-    const server = await spawnServer(env);
-    started = { server, app: await newApp({}, server.url) };
-  });
-  afterAll(() => started?.server.stop());
-  const get = (): OwnServer => {
-    if (started === undefined) throw new Error('the server has not started');
-    return started;
-  };
+  const started = startedForSuite(
+    async (): Promise<OwnServer> => {
+      const server = await spawnServer(env);
+      return { server, app: await newApp({}, server.url) };
+    },
+    (own) => own.server.stop(),
+  );
   return {
     get server() {
-      return get().server;
+      return started().server;
     },
     get app() {
-      return get().app;
+      return started().app;
     },
   };
 }

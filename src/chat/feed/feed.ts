@@ -48,7 +48,10 @@ export class RoomFeeds {
     this.checkHead = core.bus.kind !== 'memory';
     on(core.bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(core.bus, (roomId) => this.dropRing(roomId));
-    core.bus.onReconnect(() => this.rings.clear());
+    core.bus.onReconnect(() => {
+      this.rings.clear();
+      this.loading.reset();
+    });
     core.bus.onMessage((_appId, message) => {
       const roomId = roomOfFeedTopic(message.topic);
       if (roomId === undefined) return;
