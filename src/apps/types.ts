@@ -29,3 +29,9 @@ export interface TokenInfo {
   permissions: string[];
   added: Date;
 }
+
+/** A user token (Authorization: Bearer) narrows the caller to that user's rights. */
+export interface Actor {
+  userid: string;
+  role: 'user' | 'moderator' | 'admin';
+}

@@ -1,8 +1,7 @@
-import type { Application } from '../apps/types.js';
+import type { Actor, Application } from '../apps/types.js';
 import type { Core } from '../core.js';
 import { badRequest, forbidden } from '../errors.js';
 import { jsonOnce } from '../json-once.js';
-import type { Actor } from '../http/route.js';
 import type { EventView, Room } from './context.js';
 import type { MessageInput, Messages } from './messages.js';
 import type { Posting } from './posting.js';

@@ -1,8 +1,8 @@
 import { jwtVerify } from 'jose';
 import type { AppDirectory } from '../apps/directory.js';
-import type { Application, Credential } from '../apps/types.js';
+import type { Actor, Application, Credential } from '../apps/types.js';
 import { forbidden, unauthorized } from '../errors.js';
-import type { Actor, RequestContext, RouteDef } from './route.js';
+import type { RequestContext, RouteDef } from './route.js';
 
 export const NOT_AUTHORIZED = 'Request is not authorized with a token.';
 const NEEDS_USER_TOKEN = 'A client token needs a user token (Authorization: Bearer) for this.';

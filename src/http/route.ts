@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { WriteLimit } from '../limits/config.js';
 import type { Logger } from '../logger.js';
-import type { Application, TokenScope } from '../apps/types.js';
+import type { Actor, Application, TokenScope } from '../apps/types.js';
 import type { AnySchema } from './validation.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -16,12 +16,6 @@ export type Scope = 'app' | 'manage' | 'public';
  * Server tokens are not narrowed by it; handlers check the user token either way.
  */
 export type Access = 'public' | 'user' | 'admin';
-
-/** A user token (Authorization: Bearer) narrows the caller to that user's rights. */
-export interface Actor {
-  userid: string;
-  role: 'user' | 'moderator' | 'admin';
-}
 
 export interface RequestContext<Body = unknown, Query = unknown> {
   requestId: string;

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { App, type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { AppDirectory } from '../apps/directory.js';
-import type { TokenScope } from '../apps/types.js';
+import type { Actor, TokenScope } from '../apps/types.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { badRequest, DomainError, unauthorized } from '../errors.js';
 import type { Limits } from '../limits/limits.js';
@@ -14,7 +14,7 @@ import { envelope, envelopeAroundJson } from './envelope.js';
 import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
-import type { Actor, Method, Reply, RequestContext, RouteDef } from './route.js';
+import type { Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { HEADERS_LIMIT } from './header-limit.js';
 import { statusLine } from './status.js';

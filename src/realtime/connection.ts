@@ -1,6 +1,5 @@
 import type { WebSocket } from 'uWebSockets.js';
-import type { Application, TokenScope } from '../apps/types.js';
-import type { Actor } from '../http/route.js';
+import type { Actor, Application, TokenScope } from '../apps/types.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import { wsMetrics } from '../metrics/registry.js';
 import { CLOSE, errorFrame, type ErrorCode } from './protocol.js';

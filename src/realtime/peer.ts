@@ -1,5 +1,4 @@
-import type { TokenScope } from '../apps/types.js';
-import type { Actor } from '../http/route.js';
+import type { Actor, TokenScope } from '../apps/types.js';
 
 /** The other end of an authenticated socket, as areas see it: its application and credentials. */
 export interface Peer {

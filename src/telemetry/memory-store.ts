@@ -1,7 +1,7 @@
 import type { Bus } from '../realtime/bus.js';
 import { ContextStore, type Operation } from './contexts.js';
-import type { ContextView, PresenceStore, SignalOp } from './presence-store.js';
-import type { SignalKind, SignalView } from './signal.js';
+import type { ContextView, PresenceStore } from './presence-store.js';
+import type { SignalKind, SignalOp, SignalView } from './signal.js';
 import { TelemetrySync } from './sync.js';
 
 const EVICT_INTERVAL_MS = 5_000;

@@ -1,13 +1,7 @@
-import type { SignalKind, SignalView } from './signal.js';
+import type { SignalKind, SignalOp, SignalView } from './signal.js';
 
 /** Distinct signals (kind + key) one context may hold; more are refused. */
 export const MAX_SIGNALS_PER_CONTEXT = 100;
-
-export interface SignalOp {
-  kind: SignalKind;
-  key: string;
-  amount: number;
-}
 
 export interface ContextView {
   /** Grows with every operation applied to the context: the snapshot's cursor. */

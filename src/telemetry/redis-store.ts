@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { MAX_SIGNALS_PER_CONTEXT, type ContextView, type PresenceStore, type SignalOp } from './presence-store.js';
+import { MAX_SIGNALS_PER_CONTEXT, type ContextView, type PresenceStore } from './presence-store.js';
 import { APPLY, VIEW } from './redis-scripts.js';
-import { bySignal, figuresOf, type SignalKind, type SignalView } from './signal.js';
+import { bySignal, figuresOf, type SignalKind, type SignalOp, type SignalView } from './signal.js';
 
 const PREFIX = 'engage:telemetry:';
 const INDEX = `${PREFIX}contexts`;

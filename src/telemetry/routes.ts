@@ -3,9 +3,8 @@ import { assertActingAs } from '../http/auth.js';
 import { ok, route, type RequestContext, type RouteDef } from '../http/route.js';
 import { validate } from '../http/validation.js';
 import { BatchBody, BatchOp, HeartbeatBody, IncrementBody, PathIds, SampleBody } from './schemas.js';
-import type { SignalOp } from './presence-store.js';
 import type { TelemetryService } from './service.js';
-import type { SignalKind } from './signal.js';
+import type { SignalKind, SignalOp } from './signal.js';
 
 const BASE = 'telemetry/contexts/:contextid';
 

@@ -2,8 +2,8 @@ import { badRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { LiveHub } from '../realtime/hub.js';
 import { topicName } from '../realtime/live.js';
-import { MAX_SIGNALS_PER_CONTEXT, type PresenceStore, type SignalOp } from './presence-store.js';
-import type { SignalKind, SignalView } from './signal.js';
+import { MAX_SIGNALS_PER_CONTEXT, type PresenceStore } from './presence-store.js';
+import type { SignalKind, SignalOp, SignalView } from './signal.js';
 
 /** Live pushes of a context's snapshot happen at most this often. */
 const PUSH_INTERVAL_MS = 500;

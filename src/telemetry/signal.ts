@@ -1,5 +1,12 @@
 export type SignalKind = 'presence' | 'metric' | 'gauge';
 
+/** One operation on a signal: a presence mark, a metric increment or a gauge sample. */
+export interface SignalOp {
+  kind: SignalKind;
+  key: string;
+  amount: number;
+}
+
 export interface SignalView {
   key: string;
   kind: SignalKind;
