@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
+import { FROM_SOURCE, freePort, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
 import { joinSpeakers } from './lib/limits.js';
 import { engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
@@ -17,6 +17,8 @@ export interface Target {
 }
 
 const ROOT = new URL('..', import.meta.url).pathname;
+/** Every server the bench starts collects its garbage on SIGUSR2 (bench/lib/gc-on-signal.mjs), for a steady memory reading. */
+const COLLECTABLE = ['--import', new URL('./lib/gc-on-signal.mjs', import.meta.url).pathname];
 
 /**
  * Our server: a room, `speakers` joined users, messages posted through `chat/rooms/{id}/command`
@@ -24,7 +26,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
  */
 export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number): Promise<Target> {
   const servers: SpawnedServer[] = [];
-  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...env }));
+  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...env }, [...COLLECTABLE, ...FROM_SOURCE]));
   const app = await benchApp((servers[0] as SpawnedServer).url);
   const roomid = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).id;
   const users = await joinSpeakers(app, roomid, speakers);
@@ -44,7 +46,7 @@ export async function engageTarget(nodes: number, env: Record<string, string>, s
 /** The machine's fan-out ceiling: bare uWS publishing a frame of our size (bench/uws-fanout-server.ts). */
 export async function bareTarget(): Promise<Target> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'bench/uws-fanout-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...COLLECTABLE, '--import', 'tsx', 'bench/uws-fanout-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
   await waitForHttp(`http://127.0.0.1:${port}/`);
   return {
     name: 'bare uWS 1 node (ceiling)',
@@ -66,7 +68,7 @@ export async function socketIoTarget(nodes: number, redisUrl: string | undefined
     if (nodes > 1 && redisUrl !== undefined) env['REDIS_URL'] = redisUrl;
     else delete env['REDIS_URL'];
     // The same V8 flags as our server, so the comparison is of the code alone.
-    children.push(spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'bench/socketio-server.ts'], { cwd: ROOT, env, stdio: 'ignore' }));
+    children.push(spawn(process.execPath, [...NODE_FLAGS, ...COLLECTABLE, '--import', 'tsx', 'bench/socketio-server.ts'], { cwd: ROOT, env, stdio: 'ignore' }));
     ports.push(port);
     await waitForHttp(`http://127.0.0.1:${port}/`);
   }

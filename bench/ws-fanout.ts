@@ -1,7 +1,7 @@
 /**
  * WebSocket fan-out benchmark: N sockets subscribed to one room, RATE messages/s posted over
  * REST for DURATION seconds; reports deliveries/s, publish-to-delivery latency (send time embedded in the
- * message), memory per idle socket (server RSS delta / N) and CPU of every process, for our server
+ * message), memory per idle socket (server RSS delta / N, each read after a full GC) and CPU of every process, for our server
  * on one node and on two nodes through Redis, and for the Socket.IO 4 baseline the same way.
  *
  *   ulimit -n 65536   # each side holds N sockets
@@ -51,14 +51,21 @@ interface Result {
   generatorCpuPercent: number;
 }
 
+/** Resident memory of the servers after each has run a full GC (SIGUSR2, bench/lib/gc-on-signal.mjs). */
+async function settledRss(pids: number[]): Promise<number> {
+  for (const pid of pids) process.kill(pid, 'SIGUSR2');
+  await sleep(1000);
+  return pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+}
+
 async function measure(target: Target): Promise<Result> {
   const pool = new SocketPool(target.dialect, target.urls.length);
-  const rssBefore = target.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+  const rssBefore = await settledRss(target.pids);
   const connectStart = now();
   await pool.open(target.urls, SOCKETS);
   out(`  ${target.name}: ${SOCKETS} sockets subscribed in ${round((now() - connectStart) / 1000)} s`);
   await sleep(3000);
-  const rssIdle = target.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+  const rssIdle = await settledRss(target.pids);
 
   const cpuBefore = target.pids.map(cpuSeconds);
   const genBefore = process.cpuUsage();
