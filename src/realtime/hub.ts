@@ -14,6 +14,8 @@ export interface Delivery {
 
 export type Interceptor = (delivery: Delivery) => void;
 
+const noInterest = () => {};
+
 /** uWS topic of a client topic: namespaced by application, so apps never see each other's. */
 export const localTopic = (appId: string, topic: string) => `${appId}/${topic}`;
 
@@ -37,11 +39,11 @@ export class LiveHub {
 
   constructor(
     private readonly bus: Bus,
-    topics: TopicRegistry,
+    private readonly topics: TopicRegistry,
     private readonly log: Logger,
   ) {
     this.stopListening = bus.onMessage((appId, message) => {
-      if (!topics.isLive(message.topic)) return;
+      if (!this.topics.isLive(message.topic)) return;
       this.publishLocal(appId, message.topic, message.payload as LiveMessage);
     });
   }
@@ -72,9 +74,10 @@ export class LiveHub {
   follow(appId: string, topic: string): Promise<void> {
     const key = localTopic(appId, topic);
     const entry = this.followed.get(key);
-    if (entry === undefined) this.followed.set(key, { sockets: 1, release: this.bus.interest(appId, topic) });
-    else entry.sockets++;
-    return this.bus.listening(appId, topic);
+    const carried = this.topics.parse(topic)?.def.madeOnEachNode !== true;
+    if (entry !== undefined) entry.sockets++;
+    else this.followed.set(key, { sockets: 1, release: carried ? this.bus.interest(appId, topic) : noInterest });
+    return carried ? this.bus.listening(appId, topic) : Promise.resolve();
   }
 
   /** A socket let go of the topic: the last one releases the node's interest. */

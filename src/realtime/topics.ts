@@ -17,6 +17,8 @@ export interface TopicKindDef {
   replay?(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage>;
   /** An event sent once, right after `subscribed`: the topic's current state. */
   snapshot?(app: Application, id: string): Promise<LiveMessage>;
+  /** Its live items are made by each node for its own sockets (LiveHub.publishLocal), never carried by the bus: a node holding it subscribes to nothing in Redis. */
+  madeOnEachNode?: true;
   /** For the AsyncAPI document: the `event` names the topic carries and who may subscribe. */
   doc: { events: string[]; who: string };
 }

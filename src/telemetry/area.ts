@@ -17,6 +17,7 @@ export function telemetryArea(core: Core): Area {
   const telemetry = new TelemetryService(store, core.hub, log);
   metricSources.telemetryContexts(() => store.contextCount());
   core.topics.register(CONTEXT_TOPIC, {
+    madeOnEachNode: true,
     snapshot: async (app, contextid) => ({ type: 'telemetry.snapshot', data: await telemetry.subscribed(app.id, contextid) }),
     doc: { events: ['telemetry.snapshot'], who: 'anyone with the app token; once on subscribe, then on every change, at most twice a second' },
   });

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
@@ -17,6 +18,16 @@ async function liveReceived(node: SpawnedServer): Promise<number> {
   const res = await fetch(`${node.url}/metrics`);
   expect(res.status).toBe(200);
   return total(parseSamples(await res.text()), 'engage_bus_live_messages_received_total');
+}
+
+/** The channels some node holds a subscription to, in the mode's own namespace. */
+async function subscribedChannels(url: string, mode: string): Promise<string[]> {
+  const redis = new Redis(url);
+  try {
+    return (await redis.call('PUBSUB', mode === 'sharded' ? 'SHARDCHANNELS' : 'CHANNELS')) as string[];
+  } finally {
+    redis.disconnect();
+  }
 }
 
 describe.each(['classic', 'sharded'])('four nodes, one Postgres, one Redis (REDIS_PUBSUB=%s)', (mode) => {
@@ -100,4 +111,15 @@ describe.each(['classic', 'sharded'])('four nodes, one Postgres, one Redis (REDI
     expect((await liveReceived(node(2))) - before).toBeGreaterThan(0);
     expect(await liveReceived(node(3))).toBe(0);
   }, 120_000);
+
+  it('a socket on a topic each node makes itself (context:) subscribes its node to nothing in Redis; a room topic does', async () => {
+    const socket = await connect(node(3).url, app.appid, app.token);
+    sockets.push(socket);
+    expect((await socket.subscribe('context:quiet-corner')).type).toBe('subscribed');
+    const elsewhere = (await makeRoom(app.api, { enableenterandexit: false })).id;
+    expect((await socket.subscribe(`room:${elsewhere}`)).type).toBe('subscribed');
+    const channels = await subscribedChannels(redis.url, mode);
+    expect(channels).toContain(`engage:t:${app.appid}:room:${elsewhere}`);
+    expect(channels.filter((c) => c.includes('context:'))).toEqual([]);
+  }, 60_000);
 });
