@@ -3,7 +3,7 @@ import { intArray, textArray } from '../db/arrays.js';
 import { deletedCount, rows, type Queryable } from '../db/client.js';
 import { pollChoices, pollLeads, pollResponses, polls } from '../db/schema/index.js';
 import { groupBy } from '../group-by.js';
-import type { Choice, Lead, NewChoice, NewPoll, Poll, PollResponse } from './types.js';
+import type { Choice, Lead, NewChoice, NewLead, NewPoll, Poll, PollResponse, VotingState } from './types.js';
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
   const [poll] = await q.insert(polls).values(row).returning();
@@ -116,14 +116,6 @@ export async function addToTotal(q: Queryable, pollId: string, delta: number): P
     .where(eq(polls.id, pollId));
 }
 
-export interface VotingState {
-  /** choice id → poll id, for the polls locked. */
-  choices: Map<string, string>;
-  /** poll id → row version (xmin), read with the rest: every committed vote batch changes it. */
-  versions: Map<string, string>;
-  tallies: { pollId: string; userId: string; choiceId: string; n: number }[];
-}
-
 /**
  * In one statement: the polls' choices, and how many responses each voter already gave to each
  * choice. The lateral probe per (poll, voter) keeps this an index lookup per voter: with the
@@ -217,7 +209,7 @@ export async function userResponses(q: Queryable, pollId: string, userId: string
     .orderBy(asc(pollResponses.id));
 }
 
-export async function insertLead(q: Queryable, row: typeof pollLeads.$inferInsert): Promise<Lead> {
+export async function insertLead(q: Queryable, row: NewLead): Promise<Lead> {
   const [lead] = await q.insert(pollLeads).values(row).returning();
   return lead as Lead;
 }

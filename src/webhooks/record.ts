@@ -1,6 +1,5 @@
 import { newId } from '../ids.js';
-import type { Settlement } from './store.js';
-import { succeeded, type Attempt } from './types.js';
+import { succeeded, type Attempt, type Settlement } from './types.js';
 
 /** The log entries and per-hook failure runs of a batch of attempts (see store.settle). */
 export function attemptRecords(attempts: Attempt[]): Pick<Settlement, 'log' | 'runs'> {

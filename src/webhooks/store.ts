@@ -2,9 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizz
 import { boolArray, intArray, textArray } from '../db/arrays.js';
 import { deletedCount, preparedRows, type Queryable } from '../db/client.js';
 import { applications, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
-import type { LogEntry, NewLogEntry, Webhook } from './types.js';
-
-export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
+import type { ClaimedRow, DeliveryTarget, LogEntryWithPayload, OutboxRow, Settlement, Webhook, WebhookFields } from './types.js';
 
 /** Creates the hook, or replaces the one with the same label; `inserted` tells which. */
 export async function upsertByLabel(q: Queryable, id: string, appId: string, fields: WebhookFields): Promise<{ hook: Webhook; inserted: boolean }> {
@@ -66,7 +64,7 @@ export async function listHooks(q: Queryable, appId: string, after: string, limi
 }
 
 /** Newest first, before the id the previous page ended on; each with its message's body. */
-export async function listLog(q: Queryable, webhookId: string, before: string | undefined, limit: number): Promise<(LogEntry & { payload: string | null })[]> {
+export async function listLog(q: Queryable, webhookId: string, before: string | undefined, limit: number): Promise<LogEntryWithPayload[]> {
   return q
     .select({ ...getTableColumns(webhookLog), payload: webhookMessages.body })
     .from(webhookLog)
@@ -74,14 +72,6 @@ export async function listLog(q: Queryable, webhookId: string, before: string | 
     .where(and(eq(webhookLog.webhookId, webhookId), before === undefined ? undefined : lt(webhookLog.id, before)))
     .orderBy(desc(webhookLog.id))
     .limit(limit);
-}
-
-export interface OutboxRow {
-  id: string;
-  webhookId: string;
-  appId: string;
-  eventType: string;
-  body: string;
 }
 
 /**
@@ -111,14 +101,6 @@ export async function enqueue(q: Queryable, items: OutboxRow[], held: number, ho
   );
 }
 
-export interface ClaimedRow {
-  id: string;
-  webhook_id: string;
-  event_type: string;
-  body: string;
-  attempts: number;
-}
-
 /**
  * Takes up to `limit` due deliveries of enabled hooks and holds them for `holdSeconds`; rows
  * another worker holds are skipped, and a crashed worker's hold lapses.
@@ -139,11 +121,6 @@ export async function claimDue(q: Queryable, limit: number, holdSeconds: number)
   );
 }
 
-export interface DeliveryTarget {
-  url: string;
-  secret: string;
-}
-
 /** Where each hook's deliveries go and its app's signing secret, for the hooks that still exist. */
 export async function deliveryTargets(q: Queryable, hookIds: string[]): Promise<Map<string, DeliveryTarget>> {
   const found = await preparedRows<DeliveryTarget & { id: string }>(
@@ -152,18 +129,6 @@ export async function deliveryTargets(q: Queryable, hookIds: string[]): Promise<
     sql`select w.id, w.url, a.webhook_secret as secret from ${webhooks} w join ${applications} a on a.id = w.app_id where w.id = any(${textArray(hookIds)}::text[])`,
   );
   return new Map(found.map((t) => [t.id, t]));
-}
-
-export interface Settlement {
-  /** Messages to store first (prepublish calls, which have no outbox row). */
-  messages: OutboxRow[];
-  /** Rows to remove from the outbox: delivered, or given up. */
-  done: string[];
-  /** Rows to try again, each at its time. */
-  retry: { id: string; at: Date }[];
-  log: NewLogEntry[];
-  /** Per hook: `reset` sets its failure run to `n` (a delivery succeeded, `n` failed after it); otherwise `n` failures are added. */
-  runs: { webhookId: string; reset: boolean; n: number }[];
 }
 
 /**
