@@ -8,7 +8,8 @@ import { HookRegistry } from './registry.js';
 import { webhookRoutes } from './routes.js';
 import { denyPrivateReceivers } from './sender.js';
 import { WebhookService } from './service.js';
-import * as store from './store.js';
+import { outboxDepth } from './store/deliveries.js';
+import { disabledByFailures } from './store/hooks.js';
 
 /** Webhooks: their REST routes, the publish hook that calls them, and the delivery of postpublish events. */
 export function webhooksArea(core: Core): Area {
@@ -16,7 +17,7 @@ export function webhooksArea(core: Core): Area {
   const log = core.log.child({ area: 'webhooks' });
   const registry = new HookRegistry({ db, bus: core.bus });
   const deliveries = startDeliveries(core, log, (appId) => registry.changed(appId));
-  metricSources.webhooks({ queued: () => store.outboxDepth(db), disabled: () => store.disabledByFailures(db, config.webhookFailureLimit) });
+  metricSources.webhooks({ queued: () => outboxDepth(db), disabled: () => disabledByFailures(db, config.webhookFailureLimit) });
   const hooks = new WebhookService({ db, registry, denyPrivate: config.webhookDenyPrivate });
   // Prepublish hooks are sent from this thread.
   if (config.webhookDenyPrivate) denyPrivateReceivers();

@@ -8,7 +8,7 @@ import type { Deliveries } from './pipeline.js';
 import { attemptRecords } from './record.js';
 import { deliveryBody, matching, type HookRegistry } from './registry.js';
 import { budget, send } from './sender.js';
-import * as store from './store.js';
+import * as store from './store/deliveries.js';
 import type { Webhook } from './types.js';
 
 export const BLOCKED = 'The event was blocked by a prepublish webhook.';

@@ -4,7 +4,7 @@ import type { PublishedEvent } from '../events/publish-hooks.js';
 import { internal } from '../internal-messages.js';
 import { jsonOnce } from '../json-once.js';
 import type { Bus } from '../realtime/bus.js';
-import * as store from './store.js';
+import * as store from './store/hooks.js';
 import type { Webhook } from './types.js';
 
 /** Apps whose hooks are held; beyond, the oldest held is read again when next needed. */

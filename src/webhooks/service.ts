@@ -7,7 +7,8 @@ import { newId } from '../ids.js';
 import { resolvesPrivate } from './private-addresses.js';
 import type { HookRegistry } from './registry.js';
 import type { PageRequest, WebhookInput } from './schemas.js';
-import * as store from './store.js';
+import { listLog } from './store/deliveries.js';
+import * as store from './store/hooks.js';
 import type { LogEntryWithPayload, Page, Webhook, WebhookFields } from './types.js';
 
 const fields = (input: WebhookInput): WebhookFields => ({
@@ -75,7 +76,7 @@ export class WebhookService {
   /** The hook's delivery attempts, newest first. */
   async logEntries(app: Application, id: string, page: PageRequest): Promise<Page<LogEntryWithPayload>> {
     const hook = await this.require(app, id);
-    const rows = await store.listLog(this.deps.db, hook.id, stringCursor(page.cursor), page.limit + 1);
+    const rows = await listLog(this.deps.db, hook.id, stringCursor(page.cursor), page.limit + 1);
     return pageOf(rows, page.limit, (e) => e.id);
   }
 

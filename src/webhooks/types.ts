@@ -37,7 +37,7 @@ export interface DeliveryTarget {
   secret: string;
 }
 
-/** What one batch of attempts changes, recorded in one statement (store.settle). */
+/** What one batch of attempts changes, recorded in one statement (settle in store/deliveries.ts). */
 export interface Settlement {
   /** Messages to store first (prepublish calls, which have no outbox row). */
   messages: OutboxRow[];

@@ -4,7 +4,7 @@ import { webhookMetrics } from '../metrics/registry.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
 import { budget, send } from './sender.js';
-import * as store from './store.js';
+import * as store from './store/deliveries.js';
 import { succeeded, type Attempt, type ClaimedRow, type DeliveryTarget, type OutboxRow } from './types.js';
 
 const BATCH = 500;
