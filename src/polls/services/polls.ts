@@ -5,7 +5,8 @@ import { conflict, notFound } from '../../errors.js';
 import { pageOf, stringCursor } from '../../http/cursor.js';
 import { newId } from '../../ids.js';
 import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
-import * as store from '../store.js';
+import * as store from '../store/polls.js';
+import { clearResponses, deleteResponses } from '../store/responses.js';
 import type { Choice, NewChoice, NewPoll, Page, Poll, PollWithChoices } from '../types.js';
 import type { StandingsPush } from './standings.js';
 
@@ -108,7 +109,7 @@ export class PollService {
     return this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
       const choices = await store.choicesOf(tx, [pollId]);
-      await store.deleteResponses(tx, pollId);
+      await deleteResponses(tx, pollId);
       const poll = (await store.deletePoll(tx, app.id, pollId)) as Poll;
       return { poll, choices };
     });
@@ -118,7 +119,7 @@ export class PollService {
   async reset(app: Application, pollId: string): Promise<{ poll: Poll; removed: number }> {
     const reset = await this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
-      return store.clearResponses(tx, pollId);
+      return clearResponses(tx, pollId);
     });
     this.deps.standings.changed([reset.poll.id]);
     return reset;
@@ -155,7 +156,7 @@ export class PollService {
       await this.lockOwn(tx, app, pollId);
       const deleted = await store.deleteChoice(tx, pollId, choiceId);
       if (deleted === undefined) throw notFound(`Choice ${choiceId} not found in poll ${pollId}.`);
-      await store.deleteResponses(tx, pollId, choiceId);
+      await deleteResponses(tx, pollId, choiceId);
       await store.addToTotal(tx, pollId, -deleted.responseCount);
       return deleted;
     });

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { pageOf, stringCursor } from '../../http/cursor.js';
 import { newId } from '../../ids.js';
 import type { LeadInput, PageRequest } from '../schemas.js';
-import * as store from '../store.js';
+import * as store from '../store/responses.js';
 import type { Lead, Page, PollResponse } from '../types.js';
 import type { PollService } from './polls.js';
 

@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import type { Bus } from '../../realtime/bus.js';
 import { publishLive } from '../../realtime/live.js';
-import * as store from '../store.js';
+import * as store from '../store/polls.js';
 import { standingsView } from '../views.js';
 
 const INTERVAL_MS = 100;

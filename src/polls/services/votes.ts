@@ -3,7 +3,8 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import { notFound, type DomainError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
-import * as store from '../store.js';
+import { lockPolls } from '../store/polls.js';
+import * as store from '../store/votes.js';
 import type { Poll, PollResponse, VotingState } from '../types.js';
 import { commitMetrics } from '../../metrics/registry.js';
 import type { StandingsPush } from './standings.js';
@@ -186,7 +187,7 @@ interface Decided {
 
 /** Any batch: lock the polls, decide, write, in one transaction. */
 async function applyLocked(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
-  const locked = await store.lockPolls(tx, [...new Set(batch.map((v) => v.pollId))]);
+  const locked = await lockPolls(tx, [...new Set(batch.map((v) => v.pollId))]);
   const decided = decide(
     batch,
     locked,
