@@ -79,6 +79,7 @@ export const ListChoices = v.object({ limit: v.optional(integer(1, 200), 200) })
 export const Vote = v.object({ userid: requiredText(250), choiceid: requiredText(250) });
 
 export const Paging = v.object(paging(50, 200));
+export type PageRequest = v.InferOutput<typeof Paging>;
 
 /** `responses/all`: one user's responses when `userid` is given, else every response, paged. */
 export const AllResponses = v.object({ userid: v.optional(requiredText(250)), ...paging(50, 200) });
@@ -91,3 +92,4 @@ export const AddLead = v.object({
   phone: v.optional(text(64)),
   custompayload: v.optional(text(65536)),
 });
+export type LeadInput = v.InferOutput<typeof AddLead>;

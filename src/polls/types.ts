@@ -6,3 +6,24 @@ export type Choice = typeof pollChoices.$inferSelect;
 export type NewChoice = typeof pollChoices.$inferInsert;
 export type PollResponse = typeof pollResponses.$inferSelect;
 export type Lead = typeof pollLeads.$inferSelect;
+export type NewLead = typeof pollLeads.$inferInsert;
+
+/** A poll with its choices in position order. */
+export interface PollWithChoices {
+  poll: Poll;
+  choices: Choice[];
+}
+
+/** One page of a list and the cursor of the next ('' on the last). */
+export interface Page<T> {
+  items: T[];
+  next: string;
+}
+
+export interface VotingState {
+  /** choice id → poll id, for the polls locked. */
+  choices: Map<string, string>;
+  /** poll id → row version (xmin), read with the rest: every committed vote batch changes it. */
+  versions: Map<string, string>;
+  tallies: { pollId: string; userId: string; choiceId: string; n: number }[];
+}

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.js';
 import { reportThreadMetrics, type MetricsSnapshot } from '../metrics/threads.js';
 import type { Deliveries, PipelineSettings } from './pipeline.js';
-import type { OutboxRow } from './store.js';
+import type { OutboxRow } from './types.js';
 
 export interface DeliveryThreadSettings extends PipelineSettings {
   databaseUrl: string;

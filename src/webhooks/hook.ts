@@ -8,10 +8,21 @@ import type { Deliveries } from './pipeline.js';
 import { attemptRecords } from './record.js';
 import { deliveryBody, matching, type HookRegistry } from './registry.js';
 import { budget, send } from './sender.js';
-import * as store from './store.js';
+import * as store from './store/deliveries.js';
 import type { Webhook } from './types.js';
 
 export const BLOCKED = 'The event was blocked by a prepublish webhook.';
+
+/** What WebhookPublishHook uses. */
+export interface PublishHookDeps {
+  db: Db;
+  apps: Pick<AppDirectory, 'get'>;
+  registry: Pick<HookRegistry, 'cached' | 'forApp' | 'changed'>;
+  deliveries: Deliveries;
+  /** Failed deliveries in a row after which a hook is disabled. */
+  failureLimit: number;
+  log: Logger;
+}
 
 /**
  * The webhooks side of every published event. prepublish: the event waits for every matching
@@ -19,19 +30,12 @@ export const BLOCKED = 'The event was blocked by a prepublish webhook.';
  * deliveries go to Deliveries, which stores them in the outbox and sends them off the request path.
  */
 export class WebhookPublishHook implements PublishHook {
-  constructor(
-    private readonly db: Db,
-    private readonly apps: AppDirectory,
-    private readonly registry: HookRegistry,
-    private readonly deliveries: Deliveries,
-    private readonly failureLimit: number,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly deps: PublishHookDeps) {}
 
   async beforePublish(event: PublishedEvent): Promise<void> {
-    const hooks = matching(await this.registry.forApp(event.appId), event, 'prepublish');
+    const hooks = matching(await this.deps.registry.forApp(event.appId), event, 'prepublish');
     if (hooks.length === 0) return;
-    const app = await this.apps.get(event.appId);
+    const app = await this.deps.apps.get(event.appId);
     if (app === undefined) return;
     const messages = hooks.map((hook) => {
       const id = newId();
@@ -39,31 +43,31 @@ export class WebhookPublishHook implements PublishHook {
     });
     const deadline = budget();
     const attempts = await Promise.all(messages.map((m) => send(app.webhookSecret, { ...m, messageId: m.id, attempt: 1 }, deadline)));
-    const disabled = await store.settle(this.db, { messages, done: [], retry: [], ...attemptRecords(attempts) }, this.failureLimit);
-    if (disabled.length > 0) this.registry.changed(event.appId);
+    const disabled = await store.settle(this.deps.db, { messages, done: [], retry: [], ...attemptRecords(attempts) }, this.deps.failureLimit);
+    if (disabled.length > 0) this.deps.registry.changed(event.appId);
     const refusal = attempts.find((a) => a.statusCode !== 200);
     if (refusal !== undefined) {
-      this.log.info({ webhookid: refusal.webhookId, statuscode: refusal.statusCode, error: refusal.error }, 'event blocked by prepublish webhook');
+      this.deps.log.info({ webhookid: refusal.webhookId, statuscode: refusal.statusCode, error: refusal.error }, 'event blocked by prepublish webhook');
       throw forbidden(BLOCKED, { webhook: refusal.statusCode === 0 ? refusal.error : `answered ${refusal.statusCode}` });
     }
   }
 
   afterPublish(event: PublishedEvent): void {
-    const cached = this.registry.cached(event.appId);
+    const cached = this.deps.registry.cached(event.appId);
     if (cached !== undefined) {
       this.enqueue(event, cached);
       return;
     }
-    this.registry.forApp(event.appId).then(
+    this.deps.registry.forApp(event.appId).then(
       (hooks) => this.enqueue(event, hooks),
-      (err: unknown) => this.log.error({ err, appid: event.appId }, 'loading webhooks failed; postpublish deliveries lost'),
+      (err: unknown) => this.deps.log.error({ err, appid: event.appId }, 'loading webhooks failed; postpublish deliveries lost'),
     );
   }
 
   private enqueue(event: PublishedEvent, hooks: Webhook[]): void {
     const targets = matching(hooks, event, 'postpublish');
     if (targets.length === 0) return;
-    this.deliveries.add(
+    this.deps.deliveries.add(
       targets.map((hook) => {
         const id = newId();
         return { id, webhookId: hook.id, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event) };

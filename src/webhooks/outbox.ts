@@ -1,7 +1,8 @@
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { TickBatcher } from '../db/tick-batcher.js';
-import * as store from './store.js';
+import * as store from './store/deliveries.js';
+import type { OutboxRow } from './types.js';
 import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
 import { commitMetrics } from '../metrics/registry.js';
 
@@ -18,7 +19,7 @@ const SPACING_MS = 20;
  * already claimed by it, so sending them needs no claim statement.
  */
 export class OutboxWriter {
-  private readonly batcher: TickBatcher<store.OutboxRow>;
+  private readonly batcher: TickBatcher<OutboxRow>;
 
   constructor(db: Db, log: Logger, worker: DeliveryWorker) {
     this.batcher = new TickBatcher(
@@ -34,7 +35,7 @@ export class OutboxWriter {
     );
   }
 
-  add(rows: store.OutboxRow[]): void {
+  add(rows: OutboxRow[]): void {
     this.batcher.add(rows);
   }
 

@@ -1,8 +1,7 @@
 import { newId } from '../ids.js';
-import type { Settlement } from './store.js';
-import { succeeded, type Attempt } from './types.js';
+import { succeeded, type Attempt, type Settlement } from './types.js';
 
-/** The log entries and per-hook failure runs of a batch of attempts (see store.settle). */
+/** The log entries and per-hook failure runs of a batch of attempts (see settle in store/deliveries.ts). */
 export function attemptRecords(attempts: Attempt[]): Pick<Settlement, 'log' | 'runs'> {
   const runs = new Map<string, { reset: boolean; n: number }>();
   for (const a of attempts) {

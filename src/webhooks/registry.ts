@@ -4,23 +4,29 @@ import type { PublishedEvent } from '../events/publish-hooks.js';
 import { internal } from '../internal-messages.js';
 import { jsonOnce } from '../json-once.js';
 import type { Bus } from '../realtime/bus.js';
-import * as store from './store.js';
+import * as store from './store/hooks.js';
 import type { Webhook } from './types.js';
 
 /** Apps whose hooks are held; beyond, the oldest held is read again when next needed. */
 const APPS_REMEMBERED = 10_000;
+
+/** What HookRegistry uses. */
+export interface HookRegistryDeps {
+  db: Db;
+  /** Announces each change, so every node drops its copy. */
+  bus: Bus;
+}
 
 /**
  * Each app's hooks, kept in memory so publishing in an app without hooks costs a map lookup.
  * Every change is announced on the bus and every node drops its copy of that app.
  */
 export class HookRegistry {
+  private readonly db: Db;
   private readonly byApp: ReplicatedCache<Webhook[]>;
 
-  constructor(
-    private readonly db: Db,
-    bus: Bus,
-  ) {
+  constructor({ db, bus }: HookRegistryDeps) {
+    this.db = db;
     this.byApp = new ReplicatedCache<Webhook[]>(bus, { invalidation: internal.webhooksChanged, limit: APPS_REMEMBERED });
   }
 

@@ -38,3 +38,4 @@ export const WebhookBody = v.object({
 export type WebhookInput = v.InferOutput<typeof WebhookBody>;
 
 export const Paging = v.object(paging(50, 200));
+export type PageRequest = v.InferOutput<typeof Paging>;

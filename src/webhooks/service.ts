@@ -1,14 +1,17 @@
 import type { Application } from '../apps/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/client.js';
-import { conflict, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { pageOf, stringCursor } from '../http/cursor.js';
 import { newId } from '../ids.js';
+import { resolvesPrivate } from './private-addresses.js';
 import type { HookRegistry } from './registry.js';
-import type { WebhookInput } from './schemas.js';
-import * as store from './store.js';
-import type { Webhook } from './types.js';
+import type { PageRequest, WebhookInput } from './schemas.js';
+import { listLog } from './store/deliveries.js';
+import * as store from './store/hooks.js';
+import type { LogEntryWithPayload, Page, Webhook, WebhookFields } from './types.js';
 
-const fields = (input: WebhookInput): store.WebhookFields => ({
+const fields = (input: WebhookInput): WebhookFields => ({
   label: input.label,
   url: input.url,
   enabled: input.enabled,
@@ -18,42 +21,67 @@ const fields = (input: WebhookInput): store.WebhookFields => ({
   entities: input.entities,
 });
 
-/** Webhook records; every change drops the cached copies on every node. */
+/** What WebhookService uses. */
+export interface WebhookServiceDeps {
+  db: Db;
+  registry: Pick<HookRegistry, 'changed'>;
+  /** WEBHOOK_DENY_PRIVATE: a hook's URL must not resolve to a loopback or private address. */
+  denyPrivate: boolean;
+}
+
+/** Webhook records and their delivery log; every change drops the cached copies on every node. */
 export class WebhookService {
-  constructor(
-    private readonly db: Db,
-    private readonly registry: HookRegistry,
-  ) {}
+  constructor(private readonly deps: WebhookServiceDeps) {}
 
   async createOrReplace(app: Application, input: WebhookInput): Promise<{ hook: Webhook; inserted: boolean }> {
-    const result = await store.upsertByLabel(this.db, newId(), app.id, fields(input));
-    this.registry.changed(app.id);
+    await this.assertReceiverAllowed(input.url);
+    const result = await store.upsertByLabel(this.deps.db, newId(), app.id, fields(input));
+    this.deps.registry.changed(app.id);
     return result;
   }
 
   async update(app: Application, id: string, input: WebhookInput): Promise<Webhook> {
+    await this.assertReceiverAllowed(input.url);
     let hook: Webhook | undefined;
     try {
-      hook = await store.updateHook(this.db, app.id, id, fields(input));
+      hook = await store.updateHook(this.deps.db, app.id, id, fields(input));
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`Another webhook has the label ${input.label}.`, { label: 'is already in use' });
       throw err;
     }
     if (hook === undefined) throw notFound(`Webhook ${id} not found.`);
-    this.registry.changed(app.id);
+    this.deps.registry.changed(app.id);
     return hook;
   }
 
   async delete(app: Application, id: string): Promise<Webhook> {
-    const hook = await store.deleteHook(this.db, app.id, id);
+    const hook = await store.deleteHook(this.deps.db, app.id, id);
     if (hook === undefined) throw notFound(`Webhook ${id} not found.`);
-    this.registry.changed(app.id);
+    this.deps.registry.changed(app.id);
     return hook;
   }
 
   async require(app: Application, id: string): Promise<Webhook> {
-    const hook = await store.findHook(this.db, app.id, id);
+    const hook = await store.findHook(this.deps.db, app.id, id);
     if (hook === undefined) throw notFound(`Webhook ${id} not found.`);
     return hook;
+  }
+
+  /** The app's hooks in id order. */
+  async list(app: Application, page: PageRequest): Promise<Page<Webhook>> {
+    const rows = await store.listHooks(this.deps.db, app.id, stringCursor(page.cursor) ?? '', page.limit + 1);
+    return pageOf(rows, page.limit, (h) => h.id);
+  }
+
+  /** The hook's delivery attempts, newest first. */
+  async logEntries(app: Application, id: string, page: PageRequest): Promise<Page<LogEntryWithPayload>> {
+    const hook = await this.require(app, id);
+    const rows = await listLog(this.deps.db, hook.id, stringCursor(page.cursor), page.limit + 1);
+    return pageOf(rows, page.limit, (e) => e.id);
+  }
+
+  private async assertReceiverAllowed(url: string): Promise<void> {
+    if (this.deps.denyPrivate && (await resolvesPrivate(url)))
+      throw badRequest('The webhook URL resolves to a loopback or private address.', { url: 'must not resolve to a loopback or private address' });
   }
 }

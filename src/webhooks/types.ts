@@ -3,6 +3,52 @@ import type { webhookLog, webhooks } from '../db/schema/index.js';
 export type Webhook = typeof webhooks.$inferSelect;
 export type LogEntry = typeof webhookLog.$inferSelect;
 export type NewLogEntry = typeof webhookLog.$inferInsert;
+/** A log entry with the body of the message it sent. */
+export type LogEntryWithPayload = LogEntry & { payload: string | null };
+export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
+
+/** One page of a list and the cursor of the next ('' on the last). */
+export interface Page<T> {
+  items: T[];
+  next: string;
+}
+
+/** A delivery to store in the outbox: the message, with the body built when the event was published. */
+export interface OutboxRow {
+  id: string;
+  webhookId: string;
+  appId: string;
+  eventType: string;
+  body: string;
+}
+
+/** A delivery claimed for sending, as the claim statement returns it. */
+export interface ClaimedRow {
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  body: string;
+  attempts: number;
+}
+
+/** Where a hook's deliveries go, with its app's signing secret. */
+export interface DeliveryTarget {
+  url: string;
+  secret: string;
+}
+
+/** What one batch of attempts changes, recorded in one statement (settle in store/deliveries.ts). */
+export interface Settlement {
+  /** Messages to store first (prepublish calls, which have no outbox row). */
+  messages: OutboxRow[];
+  /** Rows to remove from the outbox: delivered, or given up. */
+  done: string[];
+  /** Rows to try again, each at its time. */
+  retry: { id: string; at: Date }[];
+  log: NewLogEntry[];
+  /** Per hook: `reset` sets its failure run to `n` (a delivery succeeded, `n` failed after it); otherwise `n` failures are added. */
+  runs: { webhookId: string; reset: boolean; n: number }[];
+}
 
 /** What one HTTP attempt to a receiver came to. */
 export interface Attempt {

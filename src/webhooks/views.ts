@@ -1,4 +1,4 @@
-import type { LogEntry, Webhook } from './types.js';
+import type { LogEntryWithPayload, Webhook } from './types.js';
 
 export function webhookView(w: Webhook) {
   return {
@@ -18,7 +18,7 @@ export function webhookView(w: Webhook) {
   };
 }
 
-export function logEntryView(e: LogEntry & { payload: string | null }) {
+export function logEntryView(e: LogEntryWithPayload) {
   return {
     kind: 'webhook.logentry',
     id: e.id,

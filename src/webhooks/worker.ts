@@ -4,8 +4,8 @@ import { webhookMetrics } from '../metrics/registry.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
 import { budget, send } from './sender.js';
-import * as store from './store.js';
-import { succeeded, type Attempt } from './types.js';
+import * as store from './store/deliveries.js';
+import { succeeded, type Attempt, type ClaimedRow, type DeliveryTarget, type OutboxRow } from './types.js';
 
 const BATCH = 500;
 /** How long a claim holds a delivery; after that another worker may take it. */
@@ -30,7 +30,7 @@ const FRESH_MAX_AGE_MS = (HOLD_SECONDS - 5) * 1000;
 export class DeliveryWorker {
   private stopped = false;
   private wake: (() => void) | undefined;
-  private fresh: { row: store.OutboxRow; storedAt: number }[] = [];
+  private fresh: { row: OutboxRow; storedAt: number }[] = [];
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -51,7 +51,7 @@ export class DeliveryWorker {
   }
 
   /** Rows were stored claimed for this worker (at most `room()`): deliver them now rather than at the next poll. */
-  stored(rows: store.OutboxRow[]): void {
+  stored(rows: OutboxRow[]): void {
     const storedAt = performance.now();
     for (const row of rows) this.fresh.push({ row, storedAt });
     this.wake?.();
@@ -116,7 +116,7 @@ export class DeliveryWorker {
     return claimed.length;
   }
 
-  private takeFresh(): store.ClaimedRow[] {
+  private takeFresh(): ClaimedRow[] {
     const oldest = performance.now() - FRESH_MAX_AGE_MS;
     return this.fresh
       .splice(0, BATCH)
@@ -124,7 +124,7 @@ export class DeliveryWorker {
       .map(({ row: r }) => ({ id: r.id, webhook_id: r.webhookId, event_type: r.eventType, body: r.body, attempts: 1 }));
   }
 
-  private attempt(row: store.ClaimedRow, target: store.DeliveryTarget | undefined, deadline: AbortSignal): Promise<Attempt> {
+  private attempt(row: ClaimedRow, target: DeliveryTarget | undefined, deadline: AbortSignal): Promise<Attempt> {
     const delivery = { webhookId: row.webhook_id, messageId: row.id, eventType: row.event_type, attempt: row.attempts };
     if (target === undefined) return Promise.resolve({ ...delivery, statusCode: 0, elapsedMs: 0, error: 'the webhook no longer exists' });
     return send(target.secret, { ...delivery, body: row.body, url: target.url }, deadline);

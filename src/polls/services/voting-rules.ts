@@ -1,5 +1,5 @@
-import { conflict, type DomainError, forbidden } from '../errors.js';
-import type { Poll } from './types.js';
+import { conflict, type DomainError, forbidden } from '../../errors.js';
+import type { Poll } from '../types.js';
 
 /**
  * Why a poll takes no vote now, or null when it does. Timing and status refusals are 403 with

@@ -1,12 +1,14 @@
-import type { Db, Tx } from '../db/client.js';
-import { isDatabaseUnavailable } from '../db/errors.js';
-import { notFound, type DomainError } from '../errors.js';
-import { newId } from '../ids.js';
-import type { Logger } from '../logger.js';
-import { UserTally, votingClosedReason } from './rules.js';
-import * as store from './store.js';
-import type { Poll, PollResponse } from './types.js';
-import { commitMetrics } from '../metrics/registry.js';
+import type { Db, Tx } from '../../db/client.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { notFound, type DomainError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Logger } from '../../logger.js';
+import { lockPolls } from '../store/polls.js';
+import * as store from '../store/votes.js';
+import type { Poll, PollResponse, VotingState } from '../types.js';
+import { commitMetrics } from '../../metrics/registry.js';
+import type { StandingsPush } from './standings.js';
+import { UserTally, votingClosedReason } from './voting-rules.js';
 
 export interface VoteRequest {
   appId: string;
@@ -16,6 +18,14 @@ export interface VoteRequest {
 }
 
 export type VoteOutcome = { ok: true; response: PollResponse } | { ok: false; error: DomainError };
+
+/** What VoteBatcher uses. */
+export interface VoteBatcherDeps {
+  db: Db;
+  log: Logger;
+  /** Told the polls that took votes in a committed batch. */
+  standings: Pick<StandingsPush, 'changed'>;
+}
 
 interface Pending extends VoteRequest {
   done(outcome: VoteOutcome): void;
@@ -42,14 +52,9 @@ export class VoteBatcher {
   /** Polls as last written here. */
   private readonly known = new Map<string, Known>();
   /** The next batch, taken while the last one's write was in flight, with its read when sent. */
-  private prefetched: { batch: Pending[]; read: Promise<store.VotingState> | undefined } | undefined;
+  private prefetched: { batch: Pending[]; read: Promise<VotingState> | undefined } | undefined;
 
-  constructor(
-    private readonly db: Db,
-    private readonly log: Logger,
-    /** Told the polls that took votes in a committed batch. */
-    private readonly committed: (pollIds: Set<string>) => void,
-  ) {}
+  constructor(private readonly deps: VoteBatcherDeps) {}
 
   submit(vote: VoteRequest): Promise<VoteOutcome> {
     return new Promise((resolve, reject) => {
@@ -83,10 +88,10 @@ export class VoteBatcher {
    * write's votes are added to the tallies); any other version is read afresh. Undefined when
    * something else committed in between: the locked path decides.
    */
-  private async applyOptimistic(batch: Pending[], read: Promise<store.VotingState> | undefined): Promise<VoteOutcome[] | undefined> {
+  private async applyOptimistic(batch: Pending[], read: Promise<VotingState> | undefined): Promise<VoteOutcome[] | undefined> {
     const pollId = singlePoll(batch);
     if (pollId === undefined) return undefined;
-    const state = await (read ?? store.votingState(this.db, [pollId], votersOf(batch)));
+    const state = await (read ?? store.votingState(this.deps.db, [pollId], votersOf(batch)));
     const seen = state.versions.get(pollId);
     if (seen === undefined) return undefined;
     let known = this.known.get(pollId);
@@ -95,13 +100,13 @@ export class VoteBatcher {
       else known = undefined;
     }
     if (known === undefined) {
-      const fresh = await store.pollWithVersion(this.db, pollId);
+      const fresh = await store.pollWithVersion(this.deps.db, pollId);
       if (fresh?.version !== seen) return undefined;
       known = { poll: fresh.poll, version: seen };
     }
     const decided = decide(batch, [known.poll], state);
     if (decided.accepted.length === 0) return decided.outcomes;
-    const writing = store.recordVotesIfUnchanged(this.db, pollId, known.version, decided.accepted, decided.byChoice);
+    const writing = store.recordVotesIfUnchanged(this.deps.db, pollId, known.version, decided.accepted, decided.byChoice);
     this.prefetch(pollId);
     const next = await writing;
     if (next === undefined) return undefined;
@@ -113,7 +118,7 @@ export class VoteBatcher {
   private prefetch(pollId: string): void {
     if (this.prefetched !== undefined || this.queue.length === 0) return;
     const batch = this.queue.splice(0, MAX_BATCH);
-    const read = singlePoll(batch) === pollId ? store.votingState(this.db, [pollId], votersOf(batch)) : undefined;
+    const read = singlePoll(batch) === pollId ? store.votingState(this.deps.db, [pollId], votersOf(batch)) : undefined;
     // Awaited later, after the write: a failure must not count as unhandled meanwhile.
     read?.catch(() => undefined);
     this.prefetched = { batch, read };
@@ -131,7 +136,7 @@ export class VoteBatcher {
       vote.done(outcome);
       if (outcome.ok) touched.add(vote.pollId);
     });
-    if (touched.size > 0) this.committed(touched);
+    if (touched.size > 0) this.deps.standings.changed(touched);
   }
 
   private async flush(): Promise<void> {
@@ -139,17 +144,17 @@ export class VoteBatcher {
     this.prefetched = undefined;
     try {
       const started = performance.now();
-      const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.db.transaction((tx) => applyLocked(tx, batch)));
+      const outcomes = (await this.applyOptimistic(batch, read)) ?? (await this.deps.db.transaction((tx) => applyLocked(tx, batch)));
       metrics.observe(batch.length, started);
       this.answer(batch, outcomes);
     } catch (err) {
       if (batch.length === 1 || isDatabaseUnavailable(err)) {
-        this.log.error({ err, votes: batch.length }, 'vote batch failed');
+        this.deps.log.error({ err, votes: batch.length }, 'vote batch failed');
         for (const vote of batch) vote.fail(err);
       } else {
         // Only a vote that fails on its own fails its request.
-        this.log.warn({ err, votes: batch.length }, 'vote batch failed; writing its votes one by one');
-        for (const vote of batch) await this.db.transaction((tx) => applyLocked(tx, [vote])).then((outcomes) => this.answer([vote], outcomes), vote.fail);
+        this.deps.log.warn({ err, votes: batch.length }, 'vote batch failed; writing its votes one by one');
+        for (const vote of batch) await this.deps.db.transaction((tx) => applyLocked(tx, [vote])).then((outcomes) => this.answer([vote], outcomes), vote.fail);
       }
     } finally {
       this.running = false;
@@ -182,7 +187,7 @@ interface Decided {
 
 /** Any batch: lock the polls, decide, write, in one transaction. */
 async function applyLocked(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
-  const locked = await store.lockPolls(tx, [...new Set(batch.map((v) => v.pollId))]);
+  const locked = await lockPolls(tx, [...new Set(batch.map((v) => v.pollId))]);
   const decided = decide(
     batch,
     locked,
@@ -199,7 +204,7 @@ async function applyLocked(tx: Tx, batch: Pending[]): Promise<VoteOutcome[]> {
 const votersOf = (batch: Pending[]) => [...new Set(batch.map((v) => v.userId))];
 
 /** Checks each vote, in arrival order, against its poll's rules and the voter's responses so far. */
-function decide(batch: Pending[], found: Poll[], state: store.VotingState): Decided {
+function decide(batch: Pending[], found: Poll[], state: VotingState): Decided {
   const polls = new Map(found.map((p) => [p.id, p]));
   const talliesByKey = new Map<string, UserTally>();
   const tallyOf = (pollId: string, userId: string) => {

@@ -1,11 +1,18 @@
-import type { Db } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import type { Bus } from '../realtime/bus.js';
-import { publishLive } from '../realtime/live.js';
-import * as store from './store.js';
-import { standingsView } from './views.js';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import type { Bus } from '../../realtime/bus.js';
+import { publishLive } from '../../realtime/live.js';
+import * as store from '../store/polls.js';
+import { standingsView } from '../views.js';
 
 const INTERVAL_MS = 100;
+
+/** What StandingsPush uses. */
+export interface StandingsPushDeps {
+  db: Db;
+  bus: Bus;
+  log: Logger;
+}
 
 /**
  * Pushes `poll.standings` to `poll:{pollid}` after votes, at most once per poll per 100 ms:
@@ -15,11 +22,7 @@ export class StandingsPush {
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly db: Db,
-    private readonly bus: Bus,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly deps: StandingsPushDeps) {}
 
   changed(pollIds: Iterable<string>): void {
     for (const id of pollIds) this.dirty.add(id);
@@ -36,12 +39,12 @@ export class StandingsPush {
     const ids = [...this.dirty];
     this.dirty.clear();
     try {
-      const [polls, choices] = await Promise.all([store.pollsByIds(this.db, ids), store.choicesByPoll(this.db, ids)]);
+      const [polls, choices] = await Promise.all([store.pollsByIds(this.deps.db, ids), store.choicesByPoll(this.deps.db, ids)]);
       for (const poll of polls) {
-        publishLive(this.bus, poll.appId, 'poll', poll.id, { type: 'poll.standings', data: standingsView(poll, choices.get(poll.id) ?? []) });
+        publishLive(this.deps.bus, poll.appId, 'poll', poll.id, { type: 'poll.standings', data: standingsView(poll, choices.get(poll.id) ?? []) });
       }
     } catch (err) {
-      this.log.error({ err }, 'poll standings push failed');
+      this.deps.log.error({ err }, 'poll standings push failed');
     } finally {
       this.timer = undefined;
       if (this.dirty.size > 0) this.timer = setTimeout(() => void this.flush(), INTERVAL_MS);

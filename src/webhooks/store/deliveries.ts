@@ -1,72 +1,11 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
-import { boolArray, intArray, textArray } from '../db/arrays.js';
-import { deletedCount, preparedRows, type Queryable } from '../db/client.js';
-import { applications, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../db/schema/index.js';
-import type { LogEntry, NewLogEntry, Webhook } from './types.js';
-
-export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
-
-/** Creates the hook, or replaces the one with the same label; `inserted` tells which. */
-export async function upsertByLabel(q: Queryable, id: string, appId: string, fields: WebhookFields): Promise<{ hook: Webhook; inserted: boolean }> {
-  const [row] = await q
-    .insert(webhooks)
-    .values({ id, appId, ...fields })
-    .onConflictDoUpdate({ target: [webhooks.appId, webhooks.label], set: { ...fields, consecutiveFailures: 0, whenModified: new Date() } })
-    .returning({ ...getTableColumns(webhooks), inserted: sql<boolean>`(xmax = 0)` });
-  const { inserted, ...hook } = row as Webhook & { inserted: boolean };
-  return { hook, inserted };
-}
-
-export async function updateHook(q: Queryable, appId: string, id: string, fields: WebhookFields): Promise<Webhook | undefined> {
-  const [row] = await q
-    .update(webhooks)
-    .set({ ...fields, consecutiveFailures: 0, whenModified: new Date() })
-    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)))
-    .returning();
-  return row;
-}
-
-/** Deletes the hook with its pending deliveries, messages and log, in one statement. */
-export async function deleteHook(q: Queryable, appId: string, id: string): Promise<Webhook | undefined> {
-  const own = q
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
-  const [row] = await q
-    .with(
-      q.$with('outbox').as(q.delete(webhookOutbox).where(inArray(webhookOutbox.webhookId, own)).returning({ id: webhookOutbox.id })),
-      q.$with('messages').as(q.delete(webhookMessages).where(inArray(webhookMessages.webhookId, own)).returning({ id: webhookMessages.id })),
-      q.$with('log').as(q.delete(webhookLog).where(inArray(webhookLog.webhookId, own)).returning({ id: webhookLog.id })),
-    )
-    .delete(webhooks)
-    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)))
-    .returning();
-  return row;
-}
-
-export async function findHook(q: Queryable, appId: string, id: string): Promise<Webhook | undefined> {
-  const [row] = await q
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.appId, appId), eq(webhooks.id, id)));
-  return row;
-}
-
-export async function hooksOf(q: Queryable, appId: string): Promise<Webhook[]> {
-  return q.select().from(webhooks).where(eq(webhooks.appId, appId)).orderBy(asc(webhooks.id));
-}
-
-export async function listHooks(q: Queryable, appId: string, after: string, limit: number): Promise<Webhook[]> {
-  return q
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.appId, appId), gt(webhooks.id, after)))
-    .orderBy(asc(webhooks.id))
-    .limit(limit);
-}
+import { and, desc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
+import { boolArray, intArray, textArray } from '../../db/arrays.js';
+import { deletedCount, preparedRows, type Queryable } from '../../db/client.js';
+import { applications, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../../db/schema/index.js';
+import type { ClaimedRow, DeliveryTarget, LogEntryWithPayload, OutboxRow, Settlement } from '../types.js';
 
 /** Newest first, before the id the previous page ended on; each with its message's body. */
-export async function listLog(q: Queryable, webhookId: string, before: string | undefined, limit: number): Promise<(LogEntry & { payload: string | null })[]> {
+export async function listLog(q: Queryable, webhookId: string, before: string | undefined, limit: number): Promise<LogEntryWithPayload[]> {
   return q
     .select({ ...getTableColumns(webhookLog), payload: webhookMessages.body })
     .from(webhookLog)
@@ -74,14 +13,6 @@ export async function listLog(q: Queryable, webhookId: string, before: string | 
     .where(and(eq(webhookLog.webhookId, webhookId), before === undefined ? undefined : lt(webhookLog.id, before)))
     .orderBy(desc(webhookLog.id))
     .limit(limit);
-}
-
-export interface OutboxRow {
-  id: string;
-  webhookId: string;
-  appId: string;
-  eventType: string;
-  body: string;
 }
 
 /**
@@ -111,14 +42,6 @@ export async function enqueue(q: Queryable, items: OutboxRow[], held: number, ho
   );
 }
 
-export interface ClaimedRow {
-  id: string;
-  webhook_id: string;
-  event_type: string;
-  body: string;
-  attempts: number;
-}
-
 /**
  * Takes up to `limit` due deliveries of enabled hooks and holds them for `holdSeconds`; rows
  * another worker holds are skipped, and a crashed worker's hold lapses.
@@ -139,11 +62,6 @@ export async function claimDue(q: Queryable, limit: number, holdSeconds: number)
   );
 }
 
-export interface DeliveryTarget {
-  url: string;
-  secret: string;
-}
-
 /** Where each hook's deliveries go and its app's signing secret, for the hooks that still exist. */
 export async function deliveryTargets(q: Queryable, hookIds: string[]): Promise<Map<string, DeliveryTarget>> {
   const found = await preparedRows<DeliveryTarget & { id: string }>(
@@ -152,18 +70,6 @@ export async function deliveryTargets(q: Queryable, hookIds: string[]): Promise<
     sql`select w.id, w.url, a.webhook_secret as secret from ${webhooks} w join ${applications} a on a.id = w.app_id where w.id = any(${textArray(hookIds)}::text[])`,
   );
   return new Map(found.map((t) => [t.id, t]));
-}
-
-export interface Settlement {
-  /** Messages to store first (prepublish calls, which have no outbox row). */
-  messages: OutboxRow[];
-  /** Rows to remove from the outbox: delivered, or given up. */
-  done: string[];
-  /** Rows to try again, each at its time. */
-  retry: { id: string; at: Date }[];
-  log: NewLogEntry[];
-  /** Per hook: `reset` sets its failure run to `n` (a delivery succeeded, `n` failed after it); otherwise `n` failures are added. */
-  runs: { webhookId: string; reset: boolean; n: number }[];
 }
 
 /**
@@ -225,14 +131,5 @@ export function pruneMessages(q: Queryable, before: string, limit: number): Prom
 /** Deliveries waiting in the outbox (due or scheduled for a retry), for the queue-depth gauge. */
 export async function outboxDepth(q: Queryable): Promise<number> {
   const [row] = await q.select({ n: sql<number>`count(*)::int` }).from(webhookOutbox);
-  return row?.n ?? 0;
-}
-
-/** Hooks that failures disabled (a change through the API resets their run), for the disabled-hooks gauge. */
-export async function disabledByFailures(q: Queryable, limit: number): Promise<number> {
-  const [row] = await q
-    .select({ n: sql<number>`count(*)::int` })
-    .from(webhooks)
-    .where(and(eq(webhooks.enabled, false), sql`${webhooks.consecutiveFailures} >= ${limit}`));
   return row?.n ?? 0;
 }

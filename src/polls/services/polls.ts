@@ -1,11 +1,14 @@
-import type { Application } from '../apps/types.js';
-import { isUniqueViolation } from '../db/errors.js';
-import type { Db, Tx } from '../db/client.js';
-import { conflict, notFound } from '../errors.js';
-import { newId } from '../ids.js';
-import type { ChoiceInput, PollInput } from './schemas.js';
-import * as store from './store.js';
-import type { Choice, NewChoice, NewPoll, Poll } from './types.js';
+import type { Application } from '../../apps/types.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Db, Tx } from '../../db/client.js';
+import { conflict, notFound } from '../../errors.js';
+import { pageOf, stringCursor } from '../../http/cursor.js';
+import { newId } from '../../ids.js';
+import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
+import * as store from '../store/polls.js';
+import { clearResponses, deleteResponses } from '../store/responses.js';
+import type { Choice, NewChoice, NewPoll, Page, Poll, PollWithChoices } from '../types.js';
+import type { StandingsPush } from './standings.js';
 
 type CustomInput = Pick<ChoiceInput, 'customid' | 'customtype' | 'custompayload' | 'customfield1' | 'customfield2' | 'customtags'>;
 
@@ -43,13 +46,20 @@ function pollColumns(input: PollInput): Partial<NewPoll> {
 
 const customIdTaken = (customId: string | null | undefined) => conflict(`The customid ${customId ?? ''} is already used by another poll.`, { customid: 'is already in use' });
 
+/** What PollService uses. */
+export interface PollServiceDeps {
+  db: Db;
+  /** Told the polls whose standings a change other than a vote moved (a reset, a deleted choice). */
+  standings: Pick<StandingsPush, 'changed'>;
+}
+
 /** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
 export class PollService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly deps: PollServiceDeps) {}
 
   async create(app: Application, input: PollInput & { title: string }): Promise<Poll> {
     try {
-      return await store.insertPoll(this.db, { id: newId(), appId: app.id, ...pollColumns(input), title: input.title });
+      return await store.insertPoll(this.deps.db, { id: newId(), appId: app.id, ...pollColumns(input), title: input.title });
     } catch (err) {
       if (isUniqueViolation(err)) throw customIdTaken(input.customid);
       throw err;
@@ -58,7 +68,7 @@ export class PollService {
 
   async update(app: Application, pollId: string, input: PollInput): Promise<Poll> {
     try {
-      const poll = await store.updatePoll(this.db, app.id, pollId, pollColumns(input));
+      const poll = await store.updatePoll(this.deps.db, app.id, pollId, pollColumns(input));
       if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
       return poll;
     } catch (err) {
@@ -68,22 +78,38 @@ export class PollService {
   }
 
   async require(app: Application, pollId: string): Promise<Poll> {
-    const poll = await store.findPoll(this.db, app.id, pollId);
+    const poll = await store.findPoll(this.deps.db, app.id, pollId);
     if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
     return poll;
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Poll> {
-    const poll = await store.findPollByCustomId(this.db, app.id, customId);
+    const poll = await store.findPollByCustomId(this.deps.db, app.id, customId);
     if (poll === undefined) throw notFound(`No poll has customid ${customId}.`);
     return poll;
   }
 
+  /** Newest first, each with its choices; unpublished polls only when asked for. */
+  async list(app: Application, includeUnpublished: boolean, page: PageRequest): Promise<Page<PollWithChoices>> {
+    const rows = await store.listPolls(this.deps.db, app.id, includeUnpublished, stringCursor(page.cursor), page.limit + 1);
+    const { items, next } = pageOf(rows, page.limit, (p) => p.id);
+    const choices = await store.choicesByPoll(
+      this.deps.db,
+      items.map((p) => p.id),
+    );
+    return { items: items.map((poll) => ({ poll, choices: choices.get(poll.id) ?? [] })), next };
+  }
+
+  /** The poll's choices in position order, the first `limit` when given. */
+  choicesOf(poll: Poll, limit?: number): Promise<Choice[]> {
+    return store.choicesOf(this.deps.db, [poll.id], limit);
+  }
+
   async delete(app: Application, pollId: string): Promise<{ poll: Poll; choices: Choice[] }> {
-    return this.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
       const choices = await store.choicesOf(tx, [pollId]);
-      await store.deleteResponses(tx, pollId);
+      await deleteResponses(tx, pollId);
       const poll = (await store.deletePoll(tx, app.id, pollId)) as Poll;
       return { poll, choices };
     });
@@ -91,15 +117,17 @@ export class PollService {
 
   /** Removes every response; returns how many. */
   async reset(app: Application, pollId: string): Promise<{ poll: Poll; removed: number }> {
-    return this.db.transaction(async (tx) => {
+    const reset = await this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
-      return store.clearResponses(tx, pollId);
+      return clearResponses(tx, pollId);
     });
+    this.deps.standings.changed([reset.poll.id]);
+    return reset;
   }
 
   /** Adds choices after the last position unless a position (not negative) is given; returns all the poll's choices in position order. */
   async addChoices(app: Application, pollId: string, inputs: ChoiceInput[]): Promise<Choice[]> {
-    return this.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
       let next = await store.nextPosition(tx, pollId);
       const rows: NewChoice[] = inputs.map((c) => {
@@ -124,14 +152,16 @@ export class PollService {
 
   /** Deletes the choice with its responses and takes them off the poll's total. */
   async deleteChoice(app: Application, pollId: string, choiceId: string): Promise<Choice> {
-    return this.db.transaction(async (tx) => {
+    const choice = await this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
-      const choice = await store.deleteChoice(tx, pollId, choiceId);
-      if (choice === undefined) throw notFound(`Choice ${choiceId} not found in poll ${pollId}.`);
-      await store.deleteResponses(tx, pollId, choiceId);
-      await store.addToTotal(tx, pollId, -choice.responseCount);
-      return choice;
+      const deleted = await store.deleteChoice(tx, pollId, choiceId);
+      if (deleted === undefined) throw notFound(`Choice ${choiceId} not found in poll ${pollId}.`);
+      await deleteResponses(tx, pollId, choiceId);
+      await store.addToTotal(tx, pollId, -deleted.responseCount);
+      return deleted;
     });
+    this.deps.standings.changed([choice.pollId]);
+    return choice;
   }
 
   private async lockOwn(tx: Tx, app: Application, pollId: string): Promise<void> {

@@ -1,0 +1,26 @@
+import type { Area, Core } from '../core.js';
+import { choiceRoutes } from './routes/choices.js';
+import { leadRoutes } from './routes/leads.js';
+import { pollRoutes } from './routes/polls.js';
+import { responseRoutes } from './routes/responses.js';
+import { PollService } from './services/polls.js';
+import { ResponseService } from './services/responses.js';
+import { StandingsPush } from './services/standings.js';
+import { VoteBatcher } from './services/votes.js';
+
+/** Polls, their choices, votes, responses and leads: REST routes and the `poll:` topic of live standings. */
+export function pollsArea(core: Core): Area {
+  const { db, log } = core;
+  const standings = new StandingsPush({ db, bus: core.bus, log });
+  core.topics.register('poll', { doc: { events: ['poll.standings'], who: 'anyone with the app token; data is the standings REST object' } });
+  const polls = new PollService({ db, standings });
+  const responses = new ResponseService({ db, polls });
+  const votes = new VoteBatcher({ db, log, standings });
+  return {
+    async close() {
+      await votes.drain();
+      standings.close();
+    },
+    routes: [...pollRoutes(polls), ...choiceRoutes(polls), ...responseRoutes(polls, responses, votes), ...leadRoutes(responses)],
+  };
+}
