@@ -1,15 +1,15 @@
 import type { Area, Core } from '../core.js';
 import { assertModerator } from '../http/auth.js';
 import { ok, param, route } from '../http/route.js';
-import { purgeUser } from './changes.js';
-import { CommentWriter } from './comment-writer.js';
-import { Conversations } from './conversations.js';
+import { purgeUser } from './services/changes.js';
+import { CommentWriter } from './services/comment-writer.js';
+import { Conversations } from './services/conversations.js';
 import type { CommentsDeps } from './deps.js';
-import { decide, queue } from './moderation.js';
-import { PageCache } from './page-cache.js';
-import { Reader } from './reading.js';
-import { commentRoutes } from './routes-comments.js';
-import { conversationRoutes } from './routes-conversations.js';
+import { decide, queue } from './services/moderation.js';
+import { PageCache } from './services/page-cache.js';
+import { Reader } from './services/reading.js';
+import { commentRoutes } from './routes/comments.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { Decision, ModerationQueue } from './schemas.js';
 
 /** Comment conversations, comments and replies, votes, reactions, reports and their moderation queue. */

@@ -4,10 +4,10 @@ import type { PublishHooks, PublishedEvent, NotifyTarget } from '../events/publi
 import type { Bus } from '../realtime/bus.js';
 import { publishLive } from '../realtime/live.js';
 import type { UserService } from '../users/service.js';
-import type { CommentWriter } from './comment-writer.js';
-import type { Conversations } from './conversations.js';
-import type { PageCache } from './page-cache.js';
-import type { Reader } from './reading.js';
+import type { CommentWriter } from './services/comment-writer.js';
+import type { Conversations } from './services/conversations.js';
+import type { PageCache } from './services/page-cache.js';
+import type { Reader } from './services/reading.js';
 import type { Comment, CommentView, Conversation } from './views.js';
 
 /** What the comment services share. */

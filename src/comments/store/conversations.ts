@@ -1,9 +1,9 @@
 import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Db, Queryable } from '../db/client.js';
-import { commentConversationReactions, commentConversations } from '../db/schema/comments.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { commentConversationReactions, commentConversations } from '../../db/schema/comments.js';
 import { perDatabase } from './prepared.js';
 import { countSql, tallySql } from './tally.js';
-import type { Conversation } from './views.js';
+import type { Conversation } from '../views.js';
 
 export type ConversationRow = typeof commentConversations.$inferInsert;
 export type ConversationPatch = Partial<Omit<ConversationRow, 'key' | 'appId'>>;

@@ -1,16 +1,16 @@
-import type { Application } from '../apps/types.js';
-import type { Db } from '../db/client.js';
-import { decodeCursor, isCursorTime, listPayload, pageOf } from '../http/cursor.js';
-import { groupBy } from '../group-by.js';
-import { notFound } from '../errors.js';
-import type { UserService } from '../users/service.js';
-import type { User } from '../users/types.js';
-import { findComment } from './comment-store.js';
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import { decodeCursor, isCursorTime, listPayload, pageOf } from '../../http/cursor.js';
+import { groupBy } from '../../group-by.js';
+import { notFound } from '../../errors.js';
+import type { UserService } from '../../users/service.js';
+import type { User } from '../../users/types.js';
+import { findComment } from '../store/comments.js';
 import type { Conversations } from './conversations.js';
 import type { PageCache } from './page-cache.js';
-import { isTimeSort, readDescendants, readFirstReplies, readPage, type TimeKey } from './page-store.js';
-import type { ListCommentsQuery, Sort } from './schemas.js';
-import { commentView, conversationView, usersOf, type Comment, type CommentView, type Conversation } from './views.js';
+import { isTimeSort, readDescendants, readFirstReplies, readPage, type TimeKey } from '../store/pages.js';
+import type { ListCommentsQuery, Sort } from '../schemas.js';
+import { commentView, conversationView, usersOf, type Comment, type CommentView, type Conversation } from '../views.js';
 
 const MAX_OFFSET = 1_000_000_000;
 /** A cursor's position: the ISO time and id of the row it continues after (as this service wrote it). */

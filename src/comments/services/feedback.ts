@@ -1,11 +1,11 @@
-import type { Application } from '../apps/types.js';
-import type { Tx } from '../db/client.js';
-import { insertReport, lockComment, retally, setReaction, setVote, updateComment } from './comment-store.js';
+import type { Application } from '../../apps/types.js';
+import type { Tx } from '../../db/client.js';
+import { insertReport, lockComment, retally, setReaction, setVote, updateComment } from '../store/comments.js';
 import { finish } from './changes.js';
-import { keepingEmptied } from './tally.js';
-import type { CommentsDeps, LiveType } from './deps.js';
-import type { VoteValue } from './schemas.js';
-import type { Comment, CommentView, Conversation } from './views.js';
+import { keepingEmptied } from '../store/tally.js';
+import type { CommentsDeps, LiveType } from '../deps.js';
+import type { VoteValue } from '../schemas.js';
+import type { Comment, CommentView, Conversation } from '../views.js';
 
 /** One user's vote: up, down, or none/'' to take it back. */
 export async function vote(deps: CommentsDeps, app: Application, conversationId: string, commentId: string, userId: string, value: VoteValue): Promise<CommentView> {

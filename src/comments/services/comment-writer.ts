@@ -1,11 +1,11 @@
-import type { Db, Tx } from '../db/client.js';
-import { conflict, notFound } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { adjustReplyCount, insertComments } from './comment-store.js';
-import { adjustCommentCount } from './conversation-store.js';
-import { violatedForeignKey, violatedUniqueIndex } from '../db/errors.js';
-import type { Comment } from './views.js';
-import { commitMetrics } from '../metrics/registry.js';
+import type { Db, Tx } from '../../db/client.js';
+import { conflict, notFound } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { adjustReplyCount, insertComments } from '../store/comments.js';
+import { adjustCommentCount } from '../store/conversations.js';
+import { violatedForeignKey, violatedUniqueIndex } from '../../db/errors.js';
+import type { Comment } from '../views.js';
+import { commitMetrics } from '../../metrics/registry.js';
 
 const MAX_BATCH = 500;
 const metrics = commitMetrics('comments');

@@ -1,12 +1,12 @@
-import { assertActingAs, assertOwnerOrModerator, ownerFor } from '../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest } from '../errors.js';
-import { ok, param, route, type RequestContext, type RouteDef } from '../http/route.js';
-import type { ListAfter } from './conversation-store.js';
-import type { CommentsDeps } from './deps.js';
-import { isTimeKey } from './reading.js';
-import { ConversationDetails, FindByCustomId, ListConversations, React, UpsertConversation } from './schemas.js';
-import { conversationView, type Conversation } from './views.js';
+import { assertActingAs, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
+import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
+import { badRequest } from '../../errors.js';
+import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
+import type { ListAfter } from '../store/conversations.js';
+import type { CommentsDeps } from '../deps.js';
+import { isTimeKey } from '../services/reading.js';
+import { ConversationDetails, FindByCustomId, ListConversations, React, UpsertConversation } from '../schemas.js';
+import { conversationView, type Conversation } from '../views.js';
 
 const isListAfter = (x: unknown): x is ListAfter => typeof x === 'object' && x !== null && isTimeKey({ a: (x as ListAfter).added, i: (x as ListAfter).key });
 const OPTIONAL_ENTITIES = ['reactions', 'likecount', 'commentcount'] as const;

@@ -1,12 +1,12 @@
-import type { Application } from '../apps/types.js';
-import { forbidden, notFound } from '../errors.js';
-import { newId } from '../ids.js';
-import { effectActive, type Role } from '../users/types.js';
+import type { Application } from '../../apps/types.js';
+import { forbidden, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { effectActive, type Role } from '../../users/types.js';
 import { acceptBody } from './body-rules.js';
-import { findComment } from './comment-store.js';
-import { announce, publishedEvent, type CommentsDeps } from './deps.js';
-import type { CreateCommentInput } from './schemas.js';
-import type { Comment, CommentView, Conversation } from './views.js';
+import { findComment } from '../store/comments.js';
+import { announce, publishedEvent, type CommentsDeps } from '../deps.js';
+import type { CreateCommentInput } from '../schemas.js';
+import type { Comment, CommentView, Conversation } from '../views.js';
 
 export interface NewComment extends Omit<CreateCommentInput, 'role'> {
   /** Only passed through when the caller may set roles. */

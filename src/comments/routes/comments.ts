@@ -1,11 +1,11 @@
-import { assertActingAs, roleIfTrusted } from '../http/auth.js';
-import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../http/route.js';
-import { deletePermanently, editComment, setDeleted, type DeleteResult } from './changes.js';
-import type { CommentsDeps } from './deps.js';
-import { react, report, vote } from './feedback.js';
-import { createComment } from './publishing.js';
-import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from './schemas.js';
-import type { CommentView } from './views.js';
+import { assertActingAs, roleIfTrusted } from '../../http/auth.js';
+import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../../http/route.js';
+import { deletePermanently, editComment, setDeleted, type DeleteResult } from '../services/changes.js';
+import type { CommentsDeps } from '../deps.js';
+import { react, report, vote } from '../services/feedback.js';
+import { createComment } from '../services/posting.js';
+import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from '../schemas.js';
+import type { CommentView } from '../views.js';
 
 const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';
 const conversationId = (ctx: RequestContext) => param(ctx.params, 'conversationid');

@@ -1,14 +1,14 @@
-import type { Application } from '../apps/types.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest, notFound } from '../errors.js';
-import { findCommentInApp, settleQueued } from './comment-store.js';
+import type { Application } from '../../apps/types.js';
+import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
+import { badRequest, notFound } from '../../errors.js';
+import { findCommentInApp, settleQueued } from '../store/comments.js';
 import { finish } from './changes.js';
-import { findConversationByKey, findConversationsByKeys } from './conversation-store.js';
-import type { CommentsDeps } from './deps.js';
-import { readQueue } from './page-store.js';
-import { published } from './publishing.js';
+import { findConversationByKey, findConversationsByKeys } from '../store/conversations.js';
+import type { CommentsDeps } from '../deps.js';
+import { readQueue } from '../store/pages.js';
+import { published } from './posting.js';
 import { isTimeKey, timeKeyOf } from './reading.js';
-import type { CommentView } from './views.js';
+import type { CommentView } from '../views.js';
 
 /** Comments awaiting a moderator: held by pre-moderation or flagged by reports. */
 export async function queue(deps: CommentsDeps, app: Application, conversationId: string, cursor: string, limit: number): Promise<unknown> {

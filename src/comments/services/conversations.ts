@@ -1,13 +1,13 @@
-import type { Application } from '../apps/types.js';
-import type { Db } from '../db/client.js';
-import { badRequest, conflict, notFound } from '../errors.js';
-import { newId } from '../ids.js';
-import { deleteAllInConversation } from './comment-store.js';
-import * as store from './conversation-store.js';
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import { badRequest, conflict, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { deleteAllInConversation } from '../store/comments.js';
+import * as store from '../store/conversations.js';
 import type { PageCache } from './page-cache.js';
-import type { UpsertConversationInput } from './schemas.js';
-import { violatedUniqueIndex } from '../db/errors.js';
-import type { Conversation } from './views.js';
+import type { UpsertConversationInput } from '../schemas.js';
+import { violatedUniqueIndex } from '../../db/errors.js';
+import type { Conversation } from '../views.js';
 
 /** Custom fields that, once they held a value, cannot be set back to empty (api-v3.md, Conversation). */
 const STICKY = [

@@ -1,11 +1,11 @@
-import type { Application } from '../apps/types.js';
-import type { Tx } from '../db/client.js';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import type { Application } from '../../apps/types.js';
+import type { Tx } from '../../db/client.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
 import { acceptBody } from './body-rules.js';
-import { activeUnlessHeld, adjustReplyCount, deleteAllOfUser, deleteSubtree, lockComment, updateComment } from './comment-store.js';
-import { adjustCommentCount } from './conversation-store.js';
-import { announce, type CommentsDeps, type LiveType } from './deps.js';
-import type { Comment, CommentView, Conversation } from './views.js';
+import { activeUnlessHeld, adjustReplyCount, deleteAllOfUser, deleteSubtree, lockComment, updateComment } from '../store/comments.js';
+import { adjustCommentCount } from '../store/conversations.js';
+import { announce, type CommentsDeps, type LiveType } from '../deps.js';
+import type { Comment, CommentView, Conversation } from '../views.js';
 
 export interface DeleteResult {
   permanentdelete: boolean;
