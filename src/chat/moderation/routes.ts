@@ -3,10 +3,10 @@ import { assertActingAs, assertModerator } from '../../http/auth.js';
 import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { ok, route, type RouteDef } from '../../http/route.js';
 import type { ChatContext } from '../context.js';
-import { EventModeration } from './event-queue.js';
+import { EventModeration } from './services/event-queue.js';
 import { Bounce, Decision, Paging, Purge, Queue, Report, RoomEffect } from './schemas.js';
-import { UserEffects } from './user-effects.js';
-import { UserReports } from './user-reports.js';
+import { UserEffects } from './services/user-effects.js';
+import { UserReports } from './services/user-reports.js';
 
 const ROOM_EFFECTS = ['mute', 'shadowban'] as const;
 

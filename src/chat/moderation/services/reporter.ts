@@ -1,8 +1,8 @@
-import type { Application } from '../../apps/types.js';
-import type { Core } from '../../core.js';
-import { forbidden } from '../../errors.js';
-import { effectActive, type User } from '../../users/types.js';
-import type { ChatContext } from '../context.js';
+import type { Application } from '../../../apps/types.js';
+import type { Core } from '../../../core.js';
+import { forbidden } from '../../../errors.js';
+import { effectActive, type User } from '../../../users/types.js';
+import type { ChatContext } from '../../context.js';
 
 /** The reporting user: must exist (404), and be neither banned globally nor bounced from the room (403). */
 export async function requireReporter(core: Core, chat: ChatContext, app: Application, roomId: string, userId: string): Promise<User> {

@@ -1,11 +1,11 @@
-import type { Application } from '../../apps/types.js';
-import type { Core } from '../../core.js';
-import { effectActive, type User } from '../../users/types.js';
-import { userView, type UserView } from '../../users/views.js';
-import type { ChatContext, EventView, Room, RoomView } from '../context.js';
-import { moderatedRoomView } from './room-view.js';
-import { globallyAffectedUsers } from './store.js';
-import { isoOrNull } from '../../iso.js';
+import type { Application } from '../../../apps/types.js';
+import type { Core } from '../../../core.js';
+import { effectActive, type User } from '../../../users/types.js';
+import { userView, type UserView } from '../../../users/views.js';
+import type { ChatContext, EventView, Room, RoomView } from '../../context.js';
+import { moderatedRoomView } from '../room-view.js';
+import { globallyAffectedUsers } from '../store.js';
+import { isoOrNull } from '../../../iso.js';
 
 export interface BounceResult {
   kind: 'chat.bounceuser';

@@ -1,11 +1,11 @@
-import type { Application } from '../../apps/types.js';
-import type { Core } from '../../core.js';
-import { badRequest, preconditionFailed } from '../../errors.js';
-import { newId } from '../../ids.js';
-import type { ChatContext, RoomView } from '../context.js';
+import type { Application } from '../../../apps/types.js';
+import type { Core } from '../../../core.js';
+import { badRequest, preconditionFailed } from '../../../errors.js';
+import { newId } from '../../../ids.js';
+import type { ChatContext, RoomView } from '../../context.js';
 import { requireReporter } from './reporter.js';
-import { moderatedRoomView } from './room-view.js';
-import * as store from './store.js';
+import { moderatedRoomView } from '../room-view.js';
+import * as store from '../store.js';
 
 /**
  * Room-level user reports. When the reports of a user within the trailing window reach the

@@ -1,10 +1,10 @@
-import type { Application } from '../../apps/types.js';
-import type { Core } from '../../core.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
-import type { Queryable } from '../../db/client.js';
-import type { ChatContext, ChatEvent, EventView, Room } from '../context.js';
+import type { Application } from '../../../apps/types.js';
+import type { Core } from '../../../core.js';
+import { badRequest, forbidden, notFound } from '../../../errors.js';
+import type { Queryable } from '../../../db/client.js';
+import type { ChatContext, ChatEvent, EventView, Room } from '../../context.js';
 import { requireReporter } from './reporter.js';
-import * as store from './store.js';
+import * as store from '../store.js';
 
 /** api-surface.md gives this text verbatim, two spaces included. */
 export const NOT_MODERATABLE = 'The specified event  is not in a moderatable state.';
