@@ -1,40 +1,47 @@
 import type { Application } from '../../../apps/types.js';
-import type { Core } from '../../../core.js';
+import type { Db, Queryable } from '../../../db/client.js';
 import { badRequest, forbidden, notFound } from '../../../errors.js';
-import type { Queryable } from '../../../db/client.js';
-import type { ChatContext, ChatEvent, EventView, Room } from '../../context.js';
-import { requireReporter } from './reporter.js';
+import { listPayload, pageOf, stringCursor } from '../../../http/cursor.js';
+import type { UserService } from '../../../users/service.js';
+import type { ChatContext, ChatEvent, EventView } from '../../context.js';
 import * as store from '../store.js';
+import { type ReporterDeps, requireReporter } from './reporter.js';
 
 /** api-surface.md gives this text verbatim, two spaces included. */
 export const NOT_MODERATABLE = 'The specified event  is not in a moderatable state.';
 
+export interface EventModerationDeps extends ReporterDeps {
+  db: Db;
+  users: Pick<UserService, 'get' | 'require'>;
+  chat: Pick<ChatContext, 'rooms' | 'events' | 'publish' | 'effects'>;
+}
+
+const eventIdOf = (e: ChatEvent) => e.id;
+
 /** Message reports and the event moderation queue. */
 export class EventModeration {
-  constructor(
-    private readonly core: Core,
-    private readonly chat: ChatContext,
-  ) {}
+  constructor(private readonly deps: EventModerationDeps) {}
 
   /**
    * Records the report once per reporter. A message still in the stream leaves it at once: a
    * `replace` event carrying it inactive tells pollers, written in the same transaction.
    */
   async report(app: Application, roomId: string, eventId: string, reporterId: string, reportType: string): Promise<EventView> {
-    const room = await this.chat.rooms.require(app, roomId);
-    const event = await this.chat.events.require(app, roomId, eventId);
-    await requireReporter(this.core, this.chat, app, room.id, reporterId);
-    const author = event.userId === null ? undefined : await this.core.users.get(app, event.userId);
+    const { db, users, chat } = this.deps;
+    const room = await chat.rooms.require(app, roomId);
+    const event = await chat.events.require(app, roomId, eventId);
+    await requireReporter(this.deps, app, room.id, reporterId);
+    const author = event.userId === null ? undefined : await users.get(app, event.userId);
     if (author !== undefined && author.role !== 'user') throw forbidden('Events by a moderator or admin cannot be reported.');
-    if (await store.hasReportedEvent(this.core.db, event.id, reporterId)) return this.chat.events.view(app, event);
+    if (await store.hasReportedEvent(db, event.id, reporterId)) return chat.events.view(app, event);
 
     const record = (tx: Queryable) => store.recordEventReport(tx, { appId: app.id, eventId: event.id, userId: reporterId, reportType }, room.maxReports);
     if (event.active && event.moderation === 'na' && event.seq !== null) {
-      await this.chat.publish.system(app, room, { eventtype: 'replace', userid: event.userId, replyto: event.id }, record);
+      await chat.publish.system(app, room, { eventtype: 'replace', userid: event.userId, replyto: event.id }, record);
     } else {
-      await this.core.db.transaction(record);
+      await db.transaction(record);
     }
-    return this.chat.events.view(app, await this.chat.events.require(app, room.id, event.id));
+    return chat.events.view(app, await chat.events.require(app, room.id, event.id));
   }
 
   /**
@@ -42,16 +49,17 @@ export class EventModeration {
    * every poller sees them; rejected ones stay hidden.
    */
   async decide(app: Application, eventId: string, approve: boolean): Promise<EventView> {
-    const found = await store.findAppEvent(this.core.db, app.id, eventId);
+    const { db, chat } = this.deps;
+    const found = await store.findAppEvent(db, app.id, eventId);
     if (found === undefined) throw notFound(`Event ${eventId} not found.`);
     const decideIn = async (tx: Queryable): Promise<ChatEvent> => {
       const decided = await store.decideEvent(tx, app.id, eventId, approve);
       if (decided === undefined) throw badRequest(NOT_MODERATABLE, { eventid: 'is not awaiting moderation' });
       return decided;
     };
-    if (!approve) return this.chat.events.view(app, await this.core.db.transaction(decideIn));
-    const room = await this.chat.rooms.require(app, found.roomId);
-    const [published] = await this.chat.publish.stored(app, room, [eventId], async (tx) => {
+    if (!approve) return chat.events.view(app, await db.transaction(decideIn));
+    const room = await chat.rooms.require(app, found.roomId);
+    const [published] = await chat.publish.stored(app, room, [eventId], async (tx) => {
       await decideIn(tx);
     });
     // The decision took the event out of the feed in the same transaction, so it is always published.
@@ -59,9 +67,14 @@ export class EventModeration {
     return published;
   }
 
-  /** The queue, of one room or of the whole application; `room` is that room, or null. */
-  async queue(app: Application, roomId: string | undefined, after: string, limit: number): Promise<{ room: Room | null; rows: ChatEvent[] }> {
-    const room = roomId === undefined ? null : await this.chat.rooms.require(app, roomId);
-    return { room, rows: await store.listQueue(this.core.db, app.id, roomId, after, limit) };
+  /** One page of the queue, of one room (roomId given) or of the whole application, with that room (or null). */
+  async queue(app: Application, roomId: string | undefined, cursor: string, limit: number) {
+    const { db, chat } = this.deps;
+    const after = stringCursor(cursor) ?? '';
+    const within = roomId === undefined || roomId === '' ? undefined : roomId;
+    const room = within === undefined ? null : await chat.rooms.require(app, within);
+    const { items, next } = pageOf(await store.listQueue(db, app.id, within, after, limit + 1), limit, eventIdOf);
+    const extra = { room: room === null ? null : chat.rooms.view(room) };
+    return listPayload('list.chatevents', 'events', await chat.events.views(app, items), next, extra);
   }
 }
