@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { buildChat } from './chat.js';
-import { moderationRoutes } from './moderation/routes.js';
+import { moderationArea } from './moderation/area.js';
 import { eventRoutes } from './routes/events.js';
 import { listRoutes } from './routes/lists.js';
 import { participationRoutes } from './routes/participation.js';
@@ -25,7 +25,13 @@ export function chatArea(core: Core): Area {
   }, every);
   timer.unref();
   return {
-    routes: [...roomRoutes(core, chat), ...participationRoutes(core, chat), ...eventRoutes(core, chat), ...listRoutes(core, chat), ...moderationRoutes(core, chat.context)],
+    routes: [
+      ...roomRoutes(core, chat),
+      ...participationRoutes(core, chat),
+      ...eventRoutes(core, chat),
+      ...listRoutes(core, chat),
+      ...moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context),
+    ],
     async close() {
       clearInterval(timer);
       await sweeping;

@@ -1,9 +1,7 @@
-import type { commentConversations, comments, Tally } from '../db/schema/comments.js';
+import type { Tally } from '../db/schema/comments.js';
 import type { User } from '../users/types.js';
 import { userView } from '../users/views.js';
-
-export type Conversation = typeof commentConversations.$inferSelect;
-export type Comment = typeof comments.$inferSelect;
+import type { Comment, Conversation } from './types.js';
 
 /** What a logically deleted comment shows instead of its body. */
 export const DELETED_BODY = '[deleted]';

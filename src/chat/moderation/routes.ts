@@ -1,21 +1,20 @@
-import type { Core } from '../../core.js';
 import { assertActingAs, assertModerator } from '../../http/auth.js';
-import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
 import { ok, route, type RouteDef } from '../../http/route.js';
-import type { ChatContext } from '../context.js';
-import { EventModeration } from './event-queue.js';
 import { Bounce, Decision, Paging, Purge, Queue, Report, RoomEffect } from './schemas.js';
-import { UserEffects } from './user-effects.js';
-import { UserReports } from './user-reports.js';
+import type { EventModeration } from './services/event-queue.js';
+import type { UserEffects } from './services/user-effects.js';
+import type { UserReports } from './services/user-reports.js';
 
 const ROOM_EFFECTS = ['mute', 'shadowban'] as const;
 
-/** Chat moderation (api-surface.md, Chat moderation and user effects; api-v3.md, Report endpoints). */
-export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
-  const events = new EventModeration(core, chat);
-  const reports = new UserReports(core, chat);
-  const effects = new UserEffects(core, chat);
+export interface ModerationServices {
+  events: EventModeration;
+  reports: UserReports;
+  effects: UserEffects;
+}
 
+/** Chat moderation (api-surface.md, Chat moderation and user effects; api-v3.md, Report endpoints). */
+export function moderationRoutes({ events, reports, effects }: ModerationServices): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -35,12 +34,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
       query: Queue,
       handler: async (ctx) => {
         assertModerator(ctx);
-        const { roomid, cursor, limit } = ctx.query;
-        const after = stringCursor(cursor) ?? '';
-        const { room, rows } = await events.queue(ctx.app, roomid === undefined || roomid === '' ? undefined : roomid, after, limit + 1);
-        const { items, next } = pageOf(rows, limit, (e) => e.id);
-        const extra = { room: room === null ? null : chat.rooms.view(room) };
-        return ok(listPayload('list.chatevents', 'events', await chat.events.views(ctx.app, items), next, extra));
+        return ok(await events.queue(ctx.app, ctx.query.roomid, ctx.query.cursor, ctx.query.limit));
       },
     }),
     route({
@@ -79,9 +73,8 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
       body: Bounce,
       handler: async (ctx) => {
         assertModerator(ctx);
-        const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
         const { userid, bounce, announcement } = ctx.body;
-        return ok(await effects.bounce(ctx.app, room, userid, bounce, announcement ?? '', ctx.actor?.userid ?? null));
+        return ok(await effects.bounce(ctx.app, ctx.params.roomid as string, userid, bounce, announcement ?? '', ctx.actor?.userid ?? null));
       },
     }),
     ...ROOM_EFFECTS.map((effect) =>
@@ -91,9 +84,8 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
         body: RoomEffect,
         handler: async (ctx) => {
           assertModerator(ctx);
-          const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
           const { userid, applyeffect, expireseconds } = ctx.body;
-          return ok(await effects.apply(ctx.app, room, userid, effect, applyeffect, expireseconds, ctx.actor?.userid ?? null));
+          return ok(await effects.apply(ctx.app, ctx.params.roomid as string, userid, effect, applyeffect, expireseconds, ctx.actor?.userid ?? null));
         },
       }),
     ),
@@ -104,8 +96,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
       handler: async (ctx) => {
         assertModerator(ctx);
         assertActingAs(ctx, ctx.body.byuserid);
-        const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
-        const { event, purged } = await effects.purge(ctx.app, room, ctx.body.userid, ctx.body.byuserid);
+        const { event, purged } = await effects.purge(ctx.app, ctx.params.roomid as string, ctx.body.userid, ctx.body.byuserid);
         return ok(event, `The user's ${purged} messages were purged.`);
       },
     }),
@@ -116,18 +107,7 @@ export function moderationRoutes(core: Core, chat: ChatContext): RouteDef[] {
       query: Paging,
       handler: async (ctx) => {
         assertModerator(ctx);
-        const room = await chat.rooms.require(ctx.app, ctx.params.roomid as string);
-        const after = stringCursor(ctx.query.cursor) ?? '';
-        const all = await effects.list(ctx.app, room);
-        const { items, next } = pageOf(
-          all.filter((e) => e.key > after),
-          ctx.query.limit,
-          (e) => e.key,
-        );
-        const page = items.map((e) => e.item);
-        // `effects` in the SDKs' shape ({user, effect}) beside api-v3.md's `usereffects`.
-        const sdkEffects = page.map((e) => ({ user: e.user, effect: { effecttype: e.effecttype, expires: e.expires, userid: e.userid } }));
-        return ok({ ...listPayload('chat.list.roomusereffects', 'usereffects', page, next), effects: sdkEffects });
+        return ok(await effects.list(ctx.app, ctx.params.roomid as string, ctx.query.cursor, ctx.query.limit));
       },
     }),
   ];

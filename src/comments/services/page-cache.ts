@@ -1,6 +1,6 @@
-import { ChangeClock } from '../change-clock.js';
-import { internal, on, send } from '../internal-messages.js';
-import type { Bus } from '../realtime/bus.js';
+import { ChangeClock } from '../../change-clock.js';
+import { internal, on, send } from '../../internal-messages.js';
+import type { Bus } from '../../realtime/bus.js';
 
 const ALL = '*';
 const MAX_CONVERSATIONS = 10_000;

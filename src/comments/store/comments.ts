@@ -1,12 +1,8 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
-import { commentReactions, commentReports, comments, commentVotes } from '../db/schema/comments.js';
-import type { Settable } from './conversation-store.js';
+import type { Queryable } from '../../db/client.js';
+import { commentReactions, commentReports, comments, commentVotes } from '../../db/schema/comments.js';
+import type { Comment, CommentPatch, CommentRow, Settable } from '../types.js';
 import { countSql, tallySql } from './tally.js';
-import type { Comment } from './views.js';
-
-export type CommentRow = typeof comments.$inferInsert;
-export type CommentPatch = Partial<Omit<CommentRow, 'id' | 'appId' | 'conversationKey'>>;
 
 export async function findComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {
   const [row] = await q

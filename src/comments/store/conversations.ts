@@ -1,14 +1,9 @@
 import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Db, Queryable } from '../db/client.js';
-import { commentConversationReactions, commentConversations } from '../db/schema/comments.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { commentConversationReactions, commentConversations } from '../../db/schema/comments.js';
+import type { Conversation, ConversationPatch, ConversationRow, ListAfter, Settable } from '../types.js';
 import { perDatabase } from './prepared.js';
 import { countSql, tallySql } from './tally.js';
-import type { Conversation } from './views.js';
-
-export type ConversationRow = typeof commentConversations.$inferInsert;
-export type ConversationPatch = Partial<Omit<ConversationRow, 'key' | 'appId'>>;
-/** Column values, or SQL computing them. */
-export type Settable<T> = { [K in keyof T]?: T[K] | SQL };
 
 const byId = perDatabase((db) => {
   const t = commentConversations;
@@ -81,11 +76,6 @@ export async function adjustCommentCount(q: Queryable, key: string, delta: numbe
 
 export async function deleteConversation(q: Queryable, key: string): Promise<void> {
   await q.delete(commentConversations).where(eq(commentConversations.key, key));
-}
-
-export interface ListAfter {
-  added: string;
-  key: string;
 }
 
 /** Newest first, keyset on (added, key); optionally one property's. */

@@ -1,13 +1,26 @@
-import type { Application } from '../apps/types.js';
-import type { Db } from '../db/client.js';
-import { badRequest, conflict, notFound } from '../errors.js';
-import { newId } from '../ids.js';
-import { deleteAllInConversation } from './comment-store.js';
-import * as store from './conversation-store.js';
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import { violatedUniqueIndex } from '../../db/errors.js';
+import { badRequest, conflict, notFound } from '../../errors.js';
+import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
+import { newId } from '../../ids.js';
+import type { UserService } from '../../users/service.js';
+import type { UpsertConversationInput } from '../schemas.js';
+import { deleteAllInConversation } from '../store/comments.js';
+import * as store from '../store/conversations.js';
+import type { Conversation, ConversationPatch, ListAfter } from '../types.js';
+import { conversationView } from '../views.js';
 import type { PageCache } from './page-cache.js';
-import type { UpsertConversationInput } from './schemas.js';
-import { violatedUniqueIndex } from '../db/errors.js';
-import type { Conversation } from './views.js';
+import { isTimeKey } from './reading.js';
+
+export interface ConversationsDeps {
+  db: Db;
+  cache: PageCache;
+  users: Pick<UserService, 'require'>;
+}
+
+const isListAfter = (x: unknown): x is ListAfter => typeof x === 'object' && x !== null && isTimeKey({ a: (x as ListAfter).added, i: (x as ListAfter).key });
+const listAfterOf = (c: Conversation): ListAfter => ({ added: c.added.toISOString(), key: c.key });
 
 /** Custom fields that, once they held a value, cannot be set back to empty (api-v3.md, Conversation). */
 const STICKY = [
@@ -20,19 +33,16 @@ const STICKY = [
 
 /** Conversations: create-or-update, rename, find, list, react, reset, delete. */
 export class Conversations {
-  constructor(
-    private readonly db: Db,
-    private readonly cache: PageCache,
-  ) {}
+  constructor(private readonly deps: ConversationsDeps) {}
 
   async require(app: Application, conversationId: string): Promise<Conversation> {
-    const found = await store.findConversation(this.db, app.id, conversationId);
+    const found = await store.findConversation(this.deps.db, app.id, conversationId);
     if (found === undefined) throw notFound(`Conversation ${conversationId} not found.`);
     return found;
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Conversation> {
-    const found = await store.findConversationByCustomId(this.db, app.id, customId);
+    const found = await store.findConversationByCustomId(this.deps.db, app.id, customId);
     if (found === undefined) throw notFound(`No conversation has the customid ${customId}.`);
     return found;
   }
@@ -55,78 +65,90 @@ export class Conversations {
   private async write(app: Application, input: UpsertConversationInput, mayUpdate: (existing: Conversation) => void): Promise<{ conversation: Conversation; created: boolean }> {
     const renaming = input.replaceconversationid !== undefined && input.replaceconversationid !== input.conversationid;
     for (;;) {
-      const existing = await store.findConversation(this.db, app.id, input.conversationid);
+      const existing = await store.findConversation(this.deps.db, app.id, input.conversationid);
       if (existing === undefined && renaming) throw notFound(`Conversation ${input.conversationid} not found; it cannot be renamed.`);
       if (existing === undefined) {
         const now = new Date();
-        const created = await store.insertConversation(this.db, { key: newId(), appId: app.id, conversationId: input.conversationid, added: now, whenModified: now, ...patchOf(input, undefined) });
+        const created = await store.insertConversation(this.deps.db, {
+          key: newId(),
+          appId: app.id,
+          conversationId: input.conversationid,
+          added: now,
+          whenModified: now,
+          ...patchOf(input, undefined),
+        });
         if (created === undefined) continue; // a concurrent request created it: update instead
-        this.cache.changed(app.id, [created.conversationId]);
+        this.deps.cache.changed(app.id, [created.conversationId]);
         return { conversation: created, created: true };
       }
       mayUpdate(existing);
       const patch = patchOf(input, existing);
       if (renaming) patch.conversationId = input.replaceconversationid;
-      const updated = await store.updateConversation(this.db, existing.key, { ...patch, whenModified: new Date() });
+      const updated = await store.updateConversation(this.deps.db, existing.key, { ...patch, whenModified: new Date() });
       if (updated === undefined) continue; // deleted meanwhile: create it
-      this.cache.changed(app.id, [existing.conversationId, updated.conversationId]);
+      this.deps.cache.changed(app.id, [existing.conversationId, updated.conversationId]);
       return { conversation: updated, created: false };
     }
   }
 
-  async list(app: Application, property: string | undefined, after: store.ListAfter | undefined, limit: number): Promise<Conversation[]> {
-    return store.listConversations(this.db, app.id, property, after, limit);
+  /** One page of the application's conversations (of one property when given), newest first. */
+  async list(app: Application, property: string | undefined, cursor: string, limit: number): Promise<unknown> {
+    const after = cursor === '' ? undefined : decodeCursor(cursor, isListAfter);
+    const rows = await store.listConversations(this.deps.db, app.id, property, after, limit + 1);
+    const { items, next } = pageOf(rows, limit, listAfterOf);
+    return listPayload('list.commentconversations', 'conversations', items.map(conversationView), next);
   }
 
   async findMany(app: Application, ids: string[], customIds: string[]): Promise<Conversation[]> {
-    return store.findConversations(this.db, app.id, ids, customIds);
+    return store.findConversations(this.deps.db, app.id, ids, customIds);
   }
 
-  /** Adds or removes a user's reaction to the conversation itself. */
+  /** Adds or removes a user's reaction to the conversation itself; 404 when the user does not exist. */
   async react(app: Application, conversationId: string, userId: string, reaction: string, reacted: boolean): Promise<Conversation> {
+    await this.deps.users.require(app, userId);
     const conversation = await this.require(app, conversationId);
-    const result = await this.db.transaction(async (tx) => {
+    const result = await this.deps.db.transaction(async (tx) => {
       // The row lock orders concurrent reactions, so each recount sees the ones before it.
       if ((await store.lockConversation(tx, conversation.key)) === undefined) return undefined;
       if (!(await store.setConversationReaction(tx, conversation.key, userId, reaction, reacted))) return store.findConversationByKey(tx, conversation.key);
       return store.retallyConversation(tx, conversation.key);
     });
     if (result === undefined) throw notFound(`Conversation ${conversationId} not found.`);
-    this.cache.changed(app.id, [result.conversationId]);
+    this.deps.cache.changed(app.id, [result.conversationId]);
     return result;
   }
 
   /** Removes every comment and reply; the conversation stays. Returns how many comments went. */
   async reset(app: Application, conversation: Conversation): Promise<number> {
-    const deletedComments = await this.db.transaction(async (tx) => {
+    const deletedComments = await this.deps.db.transaction(async (tx) => {
       const removed = await deleteAllInConversation(tx, conversation.key);
       // Relative, not 0: a comment committed while the delete ran survives it and stays counted.
       await store.adjustCommentCount(tx, conversation.key, -removed);
       return removed;
     });
-    this.cache.changed(app.id, [conversation.conversationId]);
+    this.deps.cache.changed(app.id, [conversation.conversationId]);
     return deletedComments;
   }
 
   /** Deletes the conversation with all its comments; returns how many comments went. */
   async remove(app: Application, conversation: Conversation): Promise<number> {
-    const deletedComments = await this.db.transaction(async (tx) => {
+    const deletedComments = await this.deps.db.transaction(async (tx) => {
       const removed = await deleteAllInConversation(tx, conversation.key);
       await store.deleteConversation(tx, conversation.key);
       return removed;
     });
-    this.cache.changed(app.id, [conversation.conversationId]);
+    this.deps.cache.changed(app.id, [conversation.conversationId]);
     return deletedComments;
   }
 }
 
 /** The stored fields a request sets: required ones always, optional ones when given. */
-function patchOf(input: UpsertConversationInput, existing: Conversation | undefined): store.ConversationPatch & { property: string; moderation: string } {
+function patchOf(input: UpsertConversationInput, existing: Conversation | undefined): ConversationPatch & { property: string; moderation: string } {
   for (const [field, column] of STICKY) {
     const held = existing?.[column] ?? '';
     if (input[field] === '' && held !== '') throw badRequest(`${field} held a value and cannot be set back to empty.`, { [field]: 'cannot be set back to empty once it held a value' });
   }
-  const patch: store.ConversationPatch & { property: string; moderation: string } = { property: input.property, moderation: input.moderation };
+  const patch: ConversationPatch & { property: string; moderation: string } = { property: input.property, moderation: input.moderation };
   if (input.owneruserid !== undefined) patch.ownerUserId = input.owneruserid === '' ? null : input.owneruserid;
   if (input.maxreports !== undefined) patch.maxReports = input.maxreports;
   if (input.title !== undefined) patch.title = input.title;

@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Db } from '../../db/client.js';
 
 /** One value per database, made on first use: named prepared statements belong to the database they were prepared on. */
 export function perDatabase<T>(make: (db: Db) => T): (db: Db) => T {

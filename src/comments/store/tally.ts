@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Tally } from '../db/schema/comments.js';
+import type { Tally } from '../../db/schema/comments.js';
 
 /**
  * A subquery aggregating the rows of a reactions or votes table into the `Tally[]` kept on the

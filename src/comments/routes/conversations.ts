@@ -1,21 +1,17 @@
-import { assertActingAs, assertOwnerOrModerator, ownerFor } from '../http/auth.js';
-import { decodeCursor, listPayload, pageOf } from '../http/cursor.js';
-import { badRequest } from '../errors.js';
-import { ok, param, route, type RequestContext, type RouteDef } from '../http/route.js';
-import type { ListAfter } from './conversation-store.js';
-import type { CommentsDeps } from './deps.js';
-import { isTimeKey } from './reading.js';
-import { ConversationDetails, FindByCustomId, ListConversations, React, UpsertConversation } from './schemas.js';
-import { conversationView, type Conversation } from './views.js';
+import { badRequest } from '../../errors.js';
+import { assertActingAs, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
+import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
+import { ConversationDetails, FindByCustomId, ListConversations, React, UpsertConversation } from '../schemas.js';
+import type { Conversations } from '../services/conversations.js';
+import type { Conversation } from '../types.js';
+import { conversationView } from '../views.js';
 
-const isListAfter = (x: unknown): x is ListAfter => typeof x === 'object' && x !== null && isTimeKey({ a: (x as ListAfter).added, i: (x as ListAfter).key });
 const OPTIONAL_ENTITIES = ['reactions', 'likecount', 'commentcount'] as const;
 
 /** A user token may change, reset or delete only a conversation it owns, unless it is a moderator's. */
 const assertMayManage = (ctx: RequestContext, conversation: Conversation) => assertOwnerOrModerator(ctx, conversation.ownerUserId, 'conversation');
 
-export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
-  const { conversations } = deps;
+export function conversationRoutes(conversations: Conversations): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -31,12 +27,7 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       method: 'GET',
       path: 'comment/conversations',
       query: ListConversations,
-      handler: async (ctx) => {
-        const after = ctx.query.cursor === '' ? undefined : decodeCursor(ctx.query.cursor, isListAfter);
-        const rows = await conversations.list(ctx.app, ctx.query.propertyid || undefined, after, ctx.query.limit + 1);
-        const { items, next } = pageOf(rows, ctx.query.limit, (c): ListAfter => ({ added: c.added.toISOString(), key: c.key }));
-        return ok(listPayload('list.commentconversations', 'conversations', items.map(conversationView), next));
-      },
+      handler: async (ctx) => ok(await conversations.list(ctx.app, ctx.query.propertyid || undefined, ctx.query.cursor, ctx.query.limit)),
     }),
     route({
       method: 'GET',
@@ -74,7 +65,6 @@ export function conversationRoutes(deps: CommentsDeps): RouteDef[] {
       body: React,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
-        await deps.users.require(ctx.app, ctx.body.userid);
         const conversation = await conversations.react(ctx.app, param(ctx.params, 'conversationid'), ctx.body.userid, ctx.body.reaction, ctx.body.reacted);
         return ok(conversationView(conversation));
       },

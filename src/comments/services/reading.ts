@@ -1,16 +1,17 @@
-import type { Application } from '../apps/types.js';
-import type { Db } from '../db/client.js';
-import { decodeCursor, isCursorTime, listPayload, pageOf } from '../http/cursor.js';
-import { groupBy } from '../group-by.js';
-import { notFound } from '../errors.js';
-import type { UserService } from '../users/service.js';
-import type { User } from '../users/types.js';
-import { findComment } from './comment-store.js';
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import { notFound } from '../../errors.js';
+import { groupBy } from '../../group-by.js';
+import { decodeCursor, isCursorTime, listPayload, pageOf } from '../../http/cursor.js';
+import type { UserService } from '../../users/service.js';
+import type { User } from '../../users/types.js';
+import type { ListCommentsQuery, Sort } from '../schemas.js';
+import { findComment } from '../store/comments.js';
+import { isTimeSort, readDescendants, readFirstReplies, readPage } from '../store/pages.js';
+import type { Comment, Conversation, TimeKey } from '../types.js';
+import { commentView, conversationView, usersOf, type CommentView } from '../views.js';
 import type { Conversations } from './conversations.js';
 import type { PageCache } from './page-cache.js';
-import { isTimeSort, readDescendants, readFirstReplies, readPage, type TimeKey } from './page-store.js';
-import type { ListCommentsQuery, Sort } from './schemas.js';
-import { commentView, conversationView, usersOf, type Comment, type CommentView, type Conversation } from './views.js';
 
 const MAX_OFFSET = 1_000_000_000;
 /** A cursor's position: the ISO time and id of the row it continues after (as this service wrote it). */
@@ -27,14 +28,16 @@ export interface PageRequest {
   limit: number;
 }
 
+export interface ReaderDeps {
+  db: Db;
+  users: Pick<UserService, 'getMany'>;
+  cache: PageCache;
+  conversations: Conversations;
+}
+
 /** Reads comments and renders them with their users: one query for the comments, one batched for the users. */
 export class Reader {
-  constructor(
-    private readonly db: Db,
-    private readonly users: UserService,
-    private readonly cache: PageCache,
-    private readonly conversations: Conversations,
-  ) {}
+  constructor(private readonly deps: ReaderDeps) {}
 
   private async render(app: Application, conversation: Conversation, list: Comment[]): Promise<CommentView[]> {
     return (await this.renderTimed(app, () => conversation.conversationId, list)).views;
@@ -47,12 +50,12 @@ export class Reader {
 
   /** One comment rendered with its users. */
   async renderOne(app: Application, conversation: Conversation, comment: Comment): Promise<CommentView> {
-    return commentView(comment, conversation.conversationId, await this.users.getMany(app, usersOf(comment)));
+    return commentView(comment, conversation.conversationId, await this.deps.users.getMany(app, usersOf(comment)));
   }
 
   /** The conversation and one of its comments; 404 when either is missing. */
   async find(app: Application, conversationId: string, commentId: string): Promise<{ conversation: Conversation; comment: Comment }> {
-    const conversation = await this.conversations.require(app, conversationId);
+    const conversation = await this.deps.conversations.require(app, conversationId);
     return { conversation, comment: await this.require(conversation, commentId) };
   }
 
@@ -62,7 +65,7 @@ export class Reader {
   }
 
   async require(conversation: Conversation, commentId: string): Promise<Comment> {
-    const comment = await findComment(this.db, conversation.key, commentId);
+    const comment = await findComment(this.deps.db, conversation.key, commentId);
     if (comment === undefined) throw notFound(`Comment ${commentId} not found in conversation ${conversation.conversationId}.`);
     return comment;
   }
@@ -74,17 +77,17 @@ export class Reader {
   async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<string> {
     const pageKey = q.cursor === '' ? `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}` : undefined;
     if (pageKey !== undefined) {
-      const hit = this.cache.get(app.id, conversationId, pageKey);
+      const hit = this.deps.cache.get(app.id, conversationId, pageKey);
       if (hit !== undefined) return hit;
     }
-    const ticket = this.cache.ticket();
-    const conversation = await this.conversations.require(app, conversationId);
+    const ticket = this.deps.cache.ticket();
+    const conversation = await this.deps.conversations.require(app, conversationId);
     const { items, next } = await this.page(conversation, '', q.filterpostedbyuserid, q);
     const all = q.includechildren
       ? withDescendants(
           items,
           await readDescendants(
-            this.db,
+            this.deps.db,
             conversation.key,
             items.map((c) => c.id),
             q.includeinactive,
@@ -93,13 +96,13 @@ export class Reader {
       : items;
     const { views, expires } = await this.renderTimed(app, () => conversation.conversationId, all);
     const json = JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }));
-    if (pageKey !== undefined) this.cache.put(ticket, app.id, conversationId, pageKey, json, expires);
+    if (pageKey !== undefined) this.deps.cache.put(ticket, app.id, conversationId, pageKey, json, expires);
     return json;
   }
 
   /** Direct replies of one comment. */
   async replies(app: Application, conversationId: string, commentId: string, q: PageRequest): Promise<unknown> {
-    const conversation = await this.conversations.require(app, conversationId);
+    const conversation = await this.deps.conversations.require(app, conversationId);
     await this.require(conversation, commentId);
     const { items, next } = await this.page(conversation, commentId, '', q);
     return listPayload('list.comments', 'comments', await this.render(app, conversation, items), next, { conversation: conversationView(conversation) });
@@ -107,8 +110,8 @@ export class Reader {
 
   /** The first `childLimit` replies of each parent, oldest first, with a cursor for the replies endpoint. */
   async firstReplies(app: Application, conversationId: string, parentIds: string[], childLimit: number, includeInactive: boolean): Promise<unknown> {
-    const conversation = await this.conversations.require(app, conversationId);
-    const found = await readFirstReplies(this.db, conversation.key, parentIds, childLimit + 1, includeInactive);
+    const conversation = await this.deps.conversations.require(app, conversationId);
+    const found = await readFirstReplies(this.deps.db, conversation.key, parentIds, childLimit + 1, includeInactive);
     const views = new Map((await this.render(app, conversation, found)).map((v) => [v.id, v]));
     const byParent = groupBy(found, (c) => c.parentId);
     const groups = [...new Set(parentIds)].map((parentId) => {
@@ -130,7 +133,7 @@ export class Reader {
     const time = isTimeSort(q.sort);
     const after = q.cursor === '' || !time ? undefined : decodeCursor(q.cursor, isTimeKey);
     const offset = q.cursor === '' || time ? 0 : decodeCursor(q.cursor, isOffset).o;
-    const rows = await readPage(this.db, {
+    const rows = await readPage(this.deps.db, {
       conversationKey: conversation.key,
       parentId,
       sort: q.sort,
@@ -146,7 +149,7 @@ export class Reader {
 
   /** Views, and until when they stay right: a rendered user's ban or mute may run out. */
   private async renderTimed(app: Application, conversationIdOf: (c: Comment) => string, list: Comment[]): Promise<{ views: CommentView[]; expires: number }> {
-    const users = await this.users.getMany(app, list.flatMap(usersOf));
+    const users = await this.deps.users.getMany(app, list.flatMap(usersOf));
     return { views: list.map((c) => commentView(c, conversationIdOf(c), users)), expires: nextExpiry(users.values()) };
   }
 }

@@ -1,7 +1,7 @@
-import { badRequest } from '../errors.js';
-import { hasProfanity, maskProfanity } from '../text/profanity.js';
-import { extractHashtags, extractMentions } from '../text/tags.js';
-import type { Conversation } from './views.js';
+import { badRequest } from '../../errors.js';
+import { hasProfanity, maskProfanity } from '../../text/profanity.js';
+import { extractHashtags, extractMentions } from '../../text/tags.js';
+import type { Conversation } from '../types.js';
 
 export interface AcceptedBody {
   body: string;

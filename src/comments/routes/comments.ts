@@ -1,11 +1,11 @@
-import { assertActingAs, roleIfTrusted } from '../http/auth.js';
-import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../http/route.js';
-import { deletePermanently, editComment, setDeleted, type DeleteResult } from './changes.js';
-import type { CommentsDeps } from './deps.js';
-import { react, report, vote } from './feedback.js';
-import { createComment } from './publishing.js';
-import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from './schemas.js';
-import type { CommentView } from './views.js';
+import { assertActingAs, roleIfTrusted } from '../../http/auth.js';
+import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../../http/route.js';
+import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from '../schemas.js';
+import type { Changes, DeleteResult } from '../services/changes.js';
+import type { Feedback } from '../services/feedback.js';
+import type { Posting } from '../services/posting.js';
+import type { Reader } from '../services/reading.js';
+import type { CommentView } from '../views.js';
 
 const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';
 const conversationId = (ctx: RequestContext) => param(ctx.params, 'conversationid');
@@ -15,10 +15,17 @@ const commentId = (ctx: RequestContext) => param(ctx.params, 'commentid');
 const viewOrBlocked = (result: CommentView | 'blocked'): Reply => (result === 'blocked' ? { data: null, message: 'Blocked by the profanity filter.', status: 204 } : ok(result));
 const deleteResult = (result: DeleteResult, message: string): Reply => ok({ kind: 'delete.comment', ...result }, message);
 
-export function commentRoutes(deps: CommentsDeps): RouteDef[] {
+export interface CommentServices {
+  reader: Reader;
+  posting: Posting;
+  changes: Changes;
+  feedback: Feedback;
+}
+
+export function commentRoutes({ reader, posting, changes, feedback }: CommentServices): RouteDef[] {
   const create = async (ctx: RequestContext<CreateCommentInput>, parent: string | undefined) => {
     assertActingAs(ctx, ctx.body.userid);
-    return viewOrBlocked(await createComment(deps, ctx.app, conversationId(ctx), { ...ctx.body, role: roleIfTrusted(ctx, ctx.body.role) }, parent));
+    return viewOrBlocked(await posting.create(ctx.app, conversationId(ctx), { ...ctx.body, role: roleIfTrusted(ctx, ctx.body.role) }, parent));
   };
   return [
     route({ method: 'POST', path: 'comment/conversations/:conversationid/comments', limit: 'comments', body: CreateComment, handler: (ctx) => create(ctx, undefined) }),
@@ -27,24 +34,24 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       method: 'GET',
       path: 'comment/conversations/:conversationid/comments',
       query: ListComments,
-      handler: async (ctx): Promise<Reply> => ({ data: null, json: await deps.reader.listJson(ctx.app, conversationId(ctx), ctx.query) }),
+      handler: async (ctx): Promise<Reply> => ({ data: null, json: await reader.listJson(ctx.app, conversationId(ctx), ctx.query) }),
     }),
     route({
       method: 'GET',
       path: COMMENT,
-      handler: async (ctx) => ok((await deps.reader.one(ctx.app, conversationId(ctx), commentId(ctx))).view),
+      handler: async (ctx) => ok((await reader.one(ctx.app, conversationId(ctx), commentId(ctx))).view),
     }),
     route({
       method: 'GET',
       path: `${COMMENT}/replies`,
       query: ListReplies,
-      handler: async (ctx) => ok(await deps.reader.replies(ctx.app, conversationId(ctx), commentId(ctx), ctx.query)),
+      handler: async (ctx) => ok(await reader.replies(ctx.app, conversationId(ctx), commentId(ctx), ctx.query)),
     }),
     route({
       method: 'GET',
       path: 'comment/conversations/:conversationid/repliesbyparentidbatch',
       query: RepliesBatch,
-      handler: async (ctx) => ok(await deps.reader.firstReplies(ctx.app, conversationId(ctx), ctx.query.parentids, ctx.query.childlimit, ctx.query.includeinactive)),
+      handler: async (ctx) => ok(await reader.firstReplies(ctx.app, conversationId(ctx), ctx.query.parentids, ctx.query.childlimit, ctx.query.includeinactive)),
     }),
     route({
       method: 'PUT',
@@ -52,7 +59,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       body: EditComment,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
-        return viewOrBlocked(await editComment(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.body));
+        return viewOrBlocked(await changes.edit(ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.body));
       },
     }),
     route({
@@ -61,7 +68,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       query: SetDeleted,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.query.userid);
-        const result = await setDeleted(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.query.userid, ctx.query.deleted, ctx.query.permanentifnoreplies);
+        const result = await changes.setDeleted(ctx.app, conversationId(ctx), commentId(ctx), ctx.query.userid, ctx.query.deleted, ctx.query.permanentifnoreplies);
         return deleteResult(result, result.permanentdelete ? 'The comment was permanently deleted.' : 'The deleted flag of the comment was updated.');
       },
     }),
@@ -71,7 +78,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       query: DeleteComment,
       handler: async (ctx) => {
         if (ctx.query.userid !== undefined) assertActingAs(ctx, ctx.query.userid);
-        const result = await deletePermanently(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.query.userid ?? ctx.actor?.userid);
+        const result = await changes.deletePermanently(ctx.app, conversationId(ctx), commentId(ctx), ctx.query.userid ?? ctx.actor?.userid);
         return deleteResult(result, 'The comment was permanently deleted.');
       },
     }),
@@ -82,7 +89,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       body: Vote,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
-        return ok(await vote(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.vote));
+        return ok(await feedback.vote(ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.vote));
       },
     }),
     route({
@@ -92,7 +99,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       body: React,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
-        return ok(await react(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.reaction, ctx.body.reacted));
+        return ok(await feedback.react(ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.reaction, ctx.body.reacted));
       },
     }),
     route({
@@ -102,7 +109,7 @@ export function commentRoutes(deps: CommentsDeps): RouteDef[] {
       body: ReportComment,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
-        const { view, recorded } = await report(deps, ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.reporttype);
+        const { view, recorded } = await feedback.report(ctx.app, conversationId(ctx), commentId(ctx), ctx.body.userid, ctx.body.reporttype);
         return ok(view, recorded ? 'Comment reported.' : 'This user had already reported the comment.');
       },
     }),

@@ -1,14 +1,19 @@
-import type { Db, Tx } from '../db/client.js';
-import { conflict, notFound } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { adjustReplyCount, insertComments } from './comment-store.js';
-import { adjustCommentCount } from './conversation-store.js';
-import { violatedForeignKey, violatedUniqueIndex } from '../db/errors.js';
-import type { Comment } from './views.js';
-import { commitMetrics } from '../metrics/registry.js';
+import type { Db, Tx } from '../../db/client.js';
+import { violatedForeignKey, violatedUniqueIndex } from '../../db/errors.js';
+import { conflict, notFound } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { commitMetrics } from '../../metrics/registry.js';
+import { adjustReplyCount, insertComments } from '../store/comments.js';
+import { adjustCommentCount } from '../store/conversations.js';
+import type { Comment } from '../types.js';
 
 const MAX_BATCH = 500;
 const metrics = commitMetrics('comments');
+
+export interface CommentWriterDeps {
+  db: Db;
+  log: Logger;
+}
 
 interface Pending {
   comment: Comment;
@@ -27,10 +32,7 @@ export class CommentWriter {
   private queue: Pending[] = [];
   private running = false;
 
-  constructor(
-    private readonly db: Db,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly deps: CommentWriterDeps) {}
 
   insert(comment: Comment): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -47,7 +49,7 @@ export class CommentWriter {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
         const started = performance.now();
-        await this.db.transaction((tx) =>
+        await this.deps.db.transaction((tx) =>
           store(
             tx,
             batch.map((p) => p.comment),
@@ -61,8 +63,8 @@ export class CommentWriter {
           only.reject(explain(err, only.comment));
           continue;
         }
-        this.log.debug({ err, size: batch.length }, 'comment batch failed; storing one by one');
-        await Promise.all(batch.map((p) => this.db.transaction((tx) => store(tx, [p.comment])).then(p.resolve, (e: unknown) => p.reject(explain(e, p.comment)))));
+        this.deps.log.debug({ err, size: batch.length }, 'comment batch failed; storing one by one');
+        await Promise.all(batch.map((p) => this.deps.db.transaction((tx) => store(tx, [p.comment])).then(p.resolve, (e: unknown) => p.reject(explain(e, p.comment)))));
       }
     }
     this.running = false;

@@ -1,15 +1,9 @@
 import { and, asc, desc, eq, getTableColumns, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import type { Db, Queryable } from '../db/client.js';
-import { comments } from '../db/schema/comments.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { comments } from '../../db/schema/comments.js';
+import type { Sort } from '../schemas.js';
+import type { Comment, TimeKey } from '../types.js';
 import { perDatabase } from './prepared.js';
-import type { Sort } from './schemas.js';
-import type { Comment } from './views.js';
-
-/** Position after the last row of a time-ordered page: its added (ISO) and id. */
-export interface TimeKey {
-  a: string;
-  i: string;
-}
 
 export interface PageQuery {
   conversationKey: string;
