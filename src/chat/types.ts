@@ -1,10 +1,10 @@
-import type { chatEvents, chatParticipants, chatRooms, chatSubscriptions, RoomEffectKind } from '../db/schema/chat.js';
+import type { chatEvents, chatParticipants, chatRooms, chatSubscriptions, RoomEffectKind, StoredReaction } from '../db/schema/chat.js';
 
 export type Room = typeof chatRooms.$inferSelect;
 export type ChatEvent = typeof chatEvents.$inferSelect;
 export type Subscription = typeof chatSubscriptions.$inferSelect;
 export type Participant = typeof chatParticipants.$inferSelect;
-export type { RoomEffectKind };
+export type { RoomEffectKind, StoredReaction };
 
 /** A room effect in force (bounce, mute, shadowban, flag); `expires` null means until lifted. */
 export interface RoomEffect {

@@ -1,8 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Tx } from '../../db/client.js';
-import type { StoredReaction } from '../../db/schema/chat.js';
 import { lockReactions, setReactions } from '../store/events.js';
-import type { Room } from '../types.js';
+import type { Room, StoredReaction } from '../types.js';
 import type { EventView } from '../views.js';
 import type { Messages } from './messages.js';
 import type { Posting } from './posting.js';

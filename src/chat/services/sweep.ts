@@ -29,12 +29,9 @@ export class ChatSweep {
       // A room's events all belong to its app.
       const app = await apps.get((due[0] as { appId: string }).appId);
       const room = app === undefined ? undefined : await rooms.get(app, roomId);
-      if (app !== undefined && room !== undefined)
-        await posting.stored(
-          app,
-          room,
-          due.map((d) => d.id),
-        );
+      if (app === undefined || room === undefined) continue;
+      const ids = due.map((d) => d.id);
+      await posting.stored(app, room, ids);
     }
   }
 }
