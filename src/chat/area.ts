@@ -1,37 +1,74 @@
 import type { Area, Core } from '../core.js';
-import { buildChat } from './chat.js';
+import { RoomFeeds } from './feed/feed.js';
+import { createFeedWriter } from './feed/publisher.js';
 import { moderationArea } from './moderation/area.js';
 import { eventRoutes } from './routes/events.js';
 import { listRoutes } from './routes/lists.js';
 import { participationRoutes } from './routes/participation.js';
 import { roomRoutes } from './routes/rooms.js';
+import { chatContext } from './services/chat-context.js';
+import { Commands } from './services/commands.js';
+import { EventLists } from './services/event-lists.js';
+import { EventViews } from './services/event-views.js';
+import { Messages } from './services/messages.js';
+import { Participation } from './services/participation.js';
+import { Posting } from './services/posting.js';
+import { Reactions } from './services/reactions.js';
+import { RoomDirectory } from './services/room-directory.js';
+import { RoomEffects } from './services/room-effects.js';
+import { RoomLists } from './services/room-lists.js';
+import { RoomService } from './services/room-service.js';
+import { ChatSweep } from './services/sweep.js';
+
+/** Every part of the chat core, built once per server, each from exactly what it uses. */
+function buildChat(core: Core) {
+  const { config, log, db, bus, apps, users, hooks } = core;
+  const rooms = new RoomDirectory({ db, bus });
+  const effects = new RoomEffects({ db, bus });
+  const views = new EventViews({ db, users });
+  const feeds = new RoomFeeds({ db, bus, rooms, views });
+  const participation = new Participation({ db, bus, apps, rooms });
+  const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views }) });
+  const messages = new Messages({ db, users, rooms, posting, views });
+  const context = chatContext({ rooms, views, messages, posting, effects, participation });
+  return {
+    rooms,
+    views,
+    feeds,
+    participation,
+    messages,
+    context,
+    reactions: new Reactions({ posting, messages }),
+    commands: new Commands({ users, posting, messages }),
+    roomService: new RoomService({ db, users, rooms, effects, participation, posting, feeds }),
+    roomLists: new RoomLists({ db, users }),
+    eventLists: new EventLists({ db, rooms, views }),
+    sweep: new ChatSweep({ db, apps, rooms, participation, posting, sessionIdleSeconds: config.sessionIdleSeconds }),
+  };
+}
 
 /** The chat area: rooms, participation, events and the polling feed; a sweep expires idle sessions. */
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
+  const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
   core.topics.register('room', {
     exists: (app, id) => chat.feeds.assertExists(app, id),
     replay: (app, id, cursor, limit) => chat.feeds.since(app, id, cursor, limit),
     doc: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },
   });
+  core.users.onPurge((app, userId, byUserId) => chat.messages.purgeEverywhere(app, userId, byUserId));
   const every = Math.min(30, Math.max(1, core.config.sessionIdleSeconds / 4)) * 1000;
   let sweeping: Promise<void> | undefined;
   const timer = setInterval(() => {
     // A slow sweep is not stacked on: the next tick after it finishes runs the next one.
-    sweeping ??= chat
-      .sweep()
+    sweeping ??= chat.sweep
+      .run()
       .catch((err: unknown) => core.log.error({ err }, 'chat sweep failed'))
       .finally(() => (sweeping = undefined));
   }, every);
   timer.unref();
   return {
-    routes: [
-      ...roomRoutes(core, chat),
-      ...participationRoutes(core, chat),
-      ...eventRoutes(core, chat),
-      ...listRoutes(core, chat),
-      ...moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context),
-    ],
+    routes: [...roomRoutes({ ...chat, moderatedView: moderation.roomView }), ...participationRoutes(chat), ...eventRoutes(chat), ...listRoutes(chat), ...moderation.routes],
     async close() {
       clearInterval(timer);
       await sweeping;

@@ -1,37 +1,9 @@
 import type { Application } from '../apps/types.js';
 import type { Queryable } from '../db/client.js';
-import type { chatEvents, chatRooms, RoomEffectKind } from '../db/schema/chat.js';
+import type { ChatEvent, Room, RoomEffect, RoomEffectKind, SystemEventInput } from './types.js';
 import type { EventView, RoomView } from './views.js';
 
-export type Room = typeof chatRooms.$inferSelect;
-export type ChatEvent = typeof chatEvents.$inferSelect;
-export type { EventView, RoomView, RoomEffectKind };
-
-/** A room effect in force (bounce, mute, shadowban, flag); `expires` null means until lifted. */
-export interface RoomEffect {
-  roomId: string;
-  userId: string;
-  effect: RoomEffectKind;
-  expires: Date | null;
-  reason: string;
-  byUserId: string | null;
-  added: Date;
-}
-
-/** A new event the service writes on its own behalf (moderation, admin commands, announcements). */
-export interface SystemEventInput {
-  /** bounce, purge, replace, remove, announcement, ... */
-  eventtype: string;
-  /** Who the event is by (or about, for bounce/purge); null for none. */
-  userid: string | null;
-  body?: string;
-  /** The event it is about (replace/remove: the changed event). */
-  replyto?: string | null;
-  customtype?: string;
-  custompayload?: string;
-  /** Webhook event name for core.hooks (e.g. chatpurge); omitted: no hooks fire. */
-  hookEventType?: string;
-}
+export type { ChatEvent, EventView, Room, RoomEffect, RoomEffectKind, RoomView, SystemEventInput };
 
 /**
  * What the chat core offers other chat code (moderation): stable, typed, no HTTP.

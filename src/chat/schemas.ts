@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { choice, customField, flag, integer, paging, requiredText, stringList, text } from '../http/fields.js';
 import { userFields } from '../users/schemas.js';
-import { COMMAND_EVENT_TYPES } from './commands.js';
+import { COMMAND_EVENT_TYPES } from './types.js';
 
 const userId = () => requiredText(250);
 
@@ -119,3 +119,4 @@ export const Search = v.object({
   direction: v.optional(choice(['forward', 'backward'] as const, true), 'backward'),
   ...paging(50, 200),
 });
+export type SearchBody = v.InferOutput<typeof Search>;

@@ -1,7 +1,8 @@
+import { isoOrNull } from '../iso.js';
+import { jsonOnce } from '../json-once.js';
 import type { User } from '../users/types.js';
 import { userView, type UserView } from '../users/views.js';
-import { isoOrNull } from '../iso.js';
-import type { ChatEvent, Room } from './context.js';
+import type { ChatEvent, Participant, Room, Subscription } from './types.js';
 
 /** The chat.room object. */
 export function roomView(room: Room, extra: Record<string, unknown> = {}) {
@@ -125,5 +126,97 @@ export function eventView(row: ChatEvent, users: Map<string, User>, replyTo: Eve
   };
 }
 
-/** Event types that show as messages; others (reaction, replace, remove, purge, ...) only change what is shown. */
-export const DISPLAYABLE_TYPES = ['speech', 'quote', 'reply', 'announcement', 'custom', 'action', 'ad', 'enter', 'exit'] as const;
+/** A removed event's place in a `remove` event's replyto, once its row is gone. */
+export function tombstoneView(id: string, roomId: string): EventView {
+  const epoch = new Date(0).toISOString();
+  return {
+    kind: 'chat.event',
+    id,
+    roomid: roomId,
+    body: '',
+    originalbody: '',
+    added: epoch,
+    whenmodified: epoch,
+    ts: 0,
+    eventtype: 'removed',
+    userid: null,
+    user: null,
+    customtype: '',
+    customid: null,
+    custompayload: '',
+    customfield1: '',
+    customfield2: '',
+    customtags: [],
+    replyto: null,
+    parentid: null,
+    hierarchy: [],
+    edited: false,
+    deleted: true,
+    active: false,
+    shadowban: false,
+    mutedby: [],
+    hashtags: [],
+    likecount: 0,
+    replycount: 0,
+    reactions: [],
+    moderation: 'na',
+    reports: [],
+  };
+}
+
+/** A page of chat events (`updates`, the scroll-back lists, search, the join's first page). */
+export interface EventsPage {
+  kind: string;
+  room: RoomView | null;
+  cursor: string;
+  more: boolean;
+  itemcount: number;
+  events: unknown[];
+}
+
+export const eventsPage = (room: RoomView | null, events: unknown[], cursor: string, more: boolean): EventsPage => ({ kind: 'list.chatevents', room, cursor, more, itemcount: events.length, events });
+
+/** What a command did; the reply adds the room (commandJson). */
+export interface CommandResult {
+  op: string;
+  speech: EventView | null;
+  action: EventView | null;
+  /** The event an admin command published (purge), else null. */
+  event: EventView | null;
+}
+
+/** The `chat.executecommand` reply, around the room's cached JSON (the room view is the bulk of it). */
+export function commandJson(r: CommandResult, roomJson: string): string {
+  return `{"kind":"chat.executecommand","op":${JSON.stringify(r.op)},"speech":${jsonOnce(r.speech)},"action":${jsonOnce(r.action)},"event":${jsonOnce(r.event)},"room":${roomJson}}`;
+}
+
+export function subscriptionView(sub: Subscription, room: Room) {
+  return {
+    kind: 'chat.subscription',
+    id: sub.id,
+    roomid: room.id,
+    roomcustomid: room.customId,
+    userid: sub.userId,
+    roomname: room.name,
+    roomcustomtags: room.customTags,
+    persist: sub.persist,
+    added: sub.added.toISOString(),
+    updated: sub.updated.toISOString(),
+  };
+}
+
+export function participantView(participant: Participant, user: User | undefined) {
+  return { kind: 'chat.participant', user: user === undefined ? null : userView(user), added: participant.added.toISOString(), lastseen: participant.lastSeen.toISOString() };
+}
+
+/** One room's entry in `batch/details`: each figure under api-v3.md's name and the SDKs' (inroom, mostrecentmessagetime). */
+export function roomDetailsView(room: Room, entity: string[]) {
+  const lastMessageTime = room.lastMessageAt?.toISOString() ?? null;
+  return {
+    roomid: room.id,
+    customid: room.customId,
+    ...(entity.includes('room') ? { room: roomView(room) } : {}),
+    ...(entity.includes('numparticipants') ? { numparticipants: room.inRoom, inroom: room.inRoom } : {}),
+    ...(entity.includes('lastmessagetime') ? { lastmessagetime: lastMessageTime, mostrecentmessagetime: lastMessageTime } : {}),
+  };
+}

@@ -36,6 +36,8 @@ const inArea = (area: string) => sourceFiles(join(SRC, area)).map((f) => ({ path
 const isEdge = (path: string) => /\/routes(\/|\.ts$)|-frame\.ts$/.test(path);
 const isStore = (path: string) => /(\/store(\/|\.ts$)|-store\.ts$)/.test(path);
 const isWiring = (area: string, path: string) => path === `${area}/area.ts`;
+/** A sub-area (chat's moderation) is wired by an area.ts of its own, from narrow dependencies its parent hands it. */
+const isSubAreaWiring = (path: string) => path.endsWith('/area.ts');
 const HTTP_ONLY = ['http/route.ts', 'http/auth.ts'];
 
 describe.each(RULED)('the %s area', (area) => {
@@ -52,7 +54,7 @@ describe.each(RULED)('the %s area', (area) => {
   });
 
   it('keeps HTTP out of its services, stores and views', () => {
-    const leaking = files.filter((f) => !isEdge(f.path) && !isWiring(area, f.path)).flatMap((f) => f.imports.filter((i) => HTTP_ONLY.includes(i)).map((i) => `${f.path} -> ${i}`));
+    const leaking = files.filter((f) => !isEdge(f.path) && !isSubAreaWiring(f.path)).flatMap((f) => f.imports.filter((i) => HTTP_ONLY.includes(i)).map((i) => `${f.path} -> ${i}`));
     expect(leaking).toEqual([]);
   });
 

@@ -1,13 +1,14 @@
 import type { Application } from '../../apps/types.js';
-import type { Core } from '../../core.js';
+import type { Db } from '../../db/client.js';
 import { internal, on, send } from '../../internal-messages.js';
+import type { Bus } from '../../realtime/bus.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
-import type { EventViews } from '../event-views.js';
-import type { Room } from '../context.js';
-import type { RoomDirectory } from '../rooms.js';
+import type { EventViews } from '../services/event-views.js';
+import type { RoomDirectory } from '../services/room-directory.js';
 import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
 import { lastSeq } from '../store/rooms.js';
+import type { Room } from '../types.js';
 import type { EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
 import { FeedLeases } from './leases.js';
@@ -16,6 +17,13 @@ import { roomOfFeedTopic } from './topics.js';
 
 const RING_CAPACITY = 1000;
 const MAX_RINGS = 1000;
+
+export interface RoomFeedsDeps {
+  db: Db;
+  bus: Bus;
+  rooms: RoomDirectory;
+  views: EventViews;
+}
 
 export interface FeedRead {
   entries: RingEntry[];
@@ -40,19 +48,16 @@ export class RoomFeeds {
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
 
-  constructor(
-    private readonly core: Core,
-    private readonly rooms: RoomDirectory,
-    private readonly views: EventViews,
-  ) {
-    this.checkHead = core.bus.kind !== 'memory';
-    on(core.bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
-    this.leases = new FeedLeases(core.bus, (roomId) => this.dropRing(roomId));
-    core.bus.onReconnect(() => {
+  constructor(private readonly deps: RoomFeedsDeps) {
+    const { bus } = deps;
+    this.checkHead = bus.kind !== 'memory';
+    on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
+    this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
+    bus.onReconnect(() => {
       this.rings.clear();
       this.loading.reset();
     });
-    core.bus.onMessage((_appId, message) => {
+    bus.onMessage((_appId, message) => {
       const roomId = roomOfFeedTopic(message.topic);
       if (roomId === undefined) return;
       const ring = this.rings.get(roomId);
@@ -64,16 +69,16 @@ export class RoomFeeds {
 
   /** After events were removed wholesale (reset, delete all): every node forgets the room's ring. */
   forget(app: Application, roomId: string): void {
-    send(this.core.bus, app.id, internal.roomRingReset, roomId);
+    send(this.deps.bus, app.id, internal.roomRingReset, roomId);
   }
 
   /** The newest displayable events, oldest first, and the cursor that continues after them. */
   async latest(app: Application, room: Room, limit: number, viewer: string | undefined): Promise<{ events: EventView[]; cursor: string; more: boolean; oldestSeq: number }> {
-    const head = await lastSeq(this.core.db, room.id);
-    const rows = await feedBefore(this.core.db, room.id, displayable(viewer), head + 1, limit + 1);
+    const head = await lastSeq(this.deps.db, room.id);
+    const rows = await feedBefore(this.deps.db, room.id, displayable(viewer), head + 1, limit + 1);
     const more = rows.length > limit;
     const page = more ? rows.slice(1) : rows;
-    return { events: await this.views.views(app, page), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
+    return { events: await this.deps.views.views(app, page), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
   }
 
   /** Every feed event after `cursor`, oldest first (non-displayable ones too). */
@@ -83,7 +88,7 @@ export class RoomFeeds {
     // Until the room's feed reaches this node, a ring could miss events.
     if (!this.leases.renew(app.id, room.id, now)) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
     const ring = await this.ring(app, room.id);
-    const behind = this.checkHead && ring.last < (await lastSeq(this.core.db, room.id));
+    const behind = this.checkHead && ring.last < (await lastSeq(this.deps.db, room.id));
     const usable = ring.usable(now);
     if (!usable) this.rings.delete(room.id);
     const held = behind || !usable ? undefined : ring.after(seq);
@@ -99,21 +104,21 @@ export class RoomFeeds {
   }
 
   async assertExists(app: Application, id: string): Promise<void> {
-    await this.rooms.require(app, id);
+    await this.deps.rooms.require(app, id);
   }
 
   async since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage> {
-    const room = await this.rooms.require(app, id);
-    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.core.db, room.id)) };
+    const room = await this.deps.rooms.require(app, id);
+    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.deps.db, room.id)) };
     const read = await this.after(app, room, cursor, limit, undefined);
     return { items: read.entries.map((e) => ({ type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor })), cursor: read.cursor };
   }
 
   private async fromDb(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
-    const slice = await feedAfter(this.core.db, roomId, seq, limit + 1, viewer);
+    const slice = await feedAfter(this.deps.db, roomId, seq, limit + 1, viewer);
     const more = slice.events.length > limit;
     const rows = more ? slice.events.slice(0, limit) : slice.events;
-    const views = await this.views.views(app, rows);
+    const views = await this.deps.views.views(app, rows);
     const entries = rows.map((r, i) => ({ seq: r.seq as number, view: views[i] as EventView, cursor: updatesCursor(r.seq as number) }));
     const end = more ? (entries.at(-1) as RingEntry).seq : slice.lastSeq;
     return { entries, cursor: end === seq ? cursor : updatesCursor(end), more };
@@ -134,8 +139,8 @@ export class RoomFeeds {
     if (this.rings.size >= MAX_RINGS) this.rings.delete(this.rings.keys().next().value as string);
     this.rings.set(roomId, ring);
     try {
-      const tail = await feedTail(this.core.db, roomId, RING_CAPACITY);
-      const views = await this.views.views(app, tail.events);
+      const tail = await feedTail(this.deps.db, roomId, RING_CAPACITY);
+      const views = await this.deps.views.views(app, tail.events);
       ring.loaded(
         tail.lastSeq,
         Math.max(0, tail.lastSeq - RING_CAPACITY),

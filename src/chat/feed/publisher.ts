@@ -1,10 +1,13 @@
-import type { Core } from '../../core.js';
-import type { NotifyTarget, PublishedEvent } from '../../events/publish-hooks.js';
+import type { Db } from '../../db/client.js';
+import type { NotifyTarget, PublishedEvent, PublishHooks } from '../../events/publish-hooks.js';
+import type { Logger } from '../../logger.js';
+import type { Bus } from '../../realtime/bus.js';
 import type { LiveMessage } from '../../realtime/live.js';
 import { extractMentions } from '../../text/tags.js';
-import type { ChatEvent, EventView, Room } from '../context.js';
-import type { EventViews } from '../event-views.js';
+import type { EventViews } from '../services/event-views.js';
 import { findEventsById } from '../store/events.js';
+import type { ChatEvent, Room } from '../types.js';
+import type { EventView } from '../views.js';
 import { updatesCursor } from './cursor.js';
 import { feedTopic } from './topics.js';
 import { FeedWriter, type Written } from './writer.js';
@@ -44,14 +47,22 @@ export function notifyTargets(view: EventView, parentAuthor: string | null): Not
  * the live push (`room:{roomid}`, as publishLive sends it; it also feeds every node's memory
  * ring) and the webhooks.
  */
-export function createFeedWriter(core: Core, views: EventViews): FeedWriter {
-  return new FeedWriter(core.db, core.log, async (written) => {
+export interface FeedPublisherDeps {
+  db: Db;
+  log: Logger;
+  bus: Bus;
+  hooks: PublishHooks;
+  views: EventViews;
+}
+
+export function createFeedWriter({ db, log, bus, hooks, views }: FeedPublisherDeps): FeedWriter {
+  return new FeedWriter(db, log, async (written) => {
     await buildViews(views, written);
     const replies = written.flatMap((w) => w.rows).filter((r) => r.eventType === 'reply' && r.parentId !== null && r.seq !== null);
     const parents = new Map(
       (
         await findEventsById(
-          core.db,
+          db,
           replies.map((r) => r.parentId as string),
         )
       ).map((p) => [p.id, p.userId]),
@@ -61,10 +72,10 @@ export function createFeedWriter(core: Core, views: EventViews): FeedWriter {
         if (row.seq === null) return;
         const view = w.views[i] as EventView;
         const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
-        core.bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
+        bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
         if (row.shadowban) return;
         const hooked = hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)));
-        if (hooked !== undefined) core.hooks.afterPublish(hooked);
+        if (hooked !== undefined) hooks.afterPublish(hooked);
       });
     }
   });

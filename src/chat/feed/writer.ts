@@ -3,10 +3,11 @@ import type { Db, Tx } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { ChatEvent, EventView, Room } from '../context.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents } from '../store/insert-events.js';
 import { reserveSeqs } from '../store/rooms.js';
+import type { ChatEvent, Room } from '../types.js';
+import type { EventView } from '../views.js';
 import { commitMetrics } from '../../metrics/registry.js';
 
 /** One request's write: new events (entering the feed or waiting) and/or stored events to publish. */

@@ -1,9 +1,12 @@
+import type { Application } from '../../apps/types.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { UserService } from '../../users/service.js';
-import type { ChatContext } from '../context.js';
+import type { RouteDef } from '../../http/route.js';
+import type { ChatContext, Room, RoomView } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
+import { moderatedRoomView } from './services/room-view.js';
 import { UserEffects } from './services/user-effects.js';
 import { UserReports } from './services/user-reports.js';
 
@@ -14,8 +17,17 @@ export interface ModerationDeps {
   config: Pick<Config, 'userReportWindowSeconds'>;
 }
 
+export interface Moderation {
+  routes: RouteDef[];
+  /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it. */
+  roomView(app: Application, room: Room): Promise<RoomView>;
+}
+
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
-export function moderationArea(deps: ModerationDeps, chat: ChatContext) {
+export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderation {
   const parts = { ...deps, chat };
-  return moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) });
+  return {
+    routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
+    roomView: (app, room) => moderatedRoomView(chat, deps.db, app, room),
+  };
 }

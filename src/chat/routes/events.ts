@@ -1,15 +1,25 @@
-import type { Core } from '../../core.js';
 import { assertActingAs } from '../../http/auth.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
-import type { Chat } from '../chat.js';
-import { commandJson } from '../commands.js';
 import { Command, DeleteEvent, Edit, Message, React, SetDeleted } from '../schemas.js';
+import type { Commands } from '../services/commands.js';
+import type { EventViews } from '../services/event-views.js';
+import type { Messages } from '../services/messages.js';
+import type { Reactions } from '../services/reactions.js';
+import type { RoomDirectory } from '../services/room-directory.js';
+import { commandJson } from '../views.js';
+
+export interface EventRoutesDeps {
+  rooms: RoomDirectory;
+  commands: Commands;
+  messages: Messages;
+  reactions: Reactions;
+  views: EventViews;
+}
 
 const isStaff = (ctx: RequestContext) => ctx.actor !== null && ctx.actor.role !== 'user';
 
 /** Posting and changing events: command, reply, quote, react, edit, delete; reading one. */
-export function eventRoutes(_core: Core, chat: Chat): RouteDef[] {
-  const { rooms, commands, messages, reactions, views } = chat;
+export function eventRoutes({ rooms, commands, messages, reactions, views }: EventRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'POST',

@@ -1,17 +1,24 @@
-import type { Chat } from '../chat.js';
-import type { Core } from '../../core.js';
+import type { Application } from '../../apps/types.js';
 import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
-import { listPayload, pageOf, stringCursor } from '../../http/cursor.js';
-import { badRequest } from '../../errors.js';
+import { listPayload } from '../../http/cursor.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
-import { moderatedRoomView } from '../moderation/room-view.js';
-import { findRooms, listRooms } from '../store/rooms.js';
-import { roomView } from '../views.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
+import type { RoomDirectory } from '../services/room-directory.js';
+import type { RoomLists } from '../services/room-lists.js';
+import type { RoomService } from '../services/room-service.js';
+import type { Room } from '../types.js';
+import { roomView, type RoomView } from '../views.js';
+
+export interface RoomRoutesDeps {
+  rooms: RoomDirectory;
+  roomService: RoomService;
+  roomLists: RoomLists;
+  /** The room with who is bounced, shadow banned, ... in it (moderation's view). */
+  moderatedView(app: Application, room: Room): Promise<RoomView>;
+}
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
-export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
-  const { rooms, roomService } = chat;
+export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: RoomRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -28,17 +35,8 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
       query: ListRooms,
       handler: async (ctx) => {
         const q = ctx.query;
-        const after = stringCursor(q.cursor) ?? '';
-        const found = await listRooms(core.db, ctx.app.id, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, after, q.limit + 1);
-        const { items, next } = pageOf(found, q.limit, (r) => r.id);
-        return ok(
-          listPayload(
-            'list.chatrooms',
-            'rooms',
-            items.map((r) => roomView(r)),
-            next,
-          ),
-        );
+        const { items, next } = await roomLists.rooms(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit);
+        return ok(listPayload('list.chatrooms', 'rooms', items, next));
       },
     }),
     route({
@@ -47,19 +45,7 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
       query: BatchDetails,
       handler: async (ctx) => {
         const { roomid, customid, entity } = ctx.query;
-        if (roomid.length === 0 && customid.length === 0) throw badRequest('You must specify at least one roomid or customid', { roomid: 'give a roomid or customid' });
-        const found = await findRooms(core.db, ctx.app.id, roomid, customid);
-        // Each figure under api-v3.md's name and the SDKs' (inroom, mostrecentmessagetime).
-        const details = found.map((r) => {
-          const lastMessageTime = r.lastMessageAt?.toISOString() ?? null;
-          return {
-            roomid: r.id,
-            customid: r.customId,
-            ...(entity.includes('room') ? { room: roomView(r) } : {}),
-            ...(entity.includes('numparticipants') ? { numparticipants: r.inRoom, inroom: r.inRoom } : {}),
-            ...(entity.includes('lastmessagetime') ? { lastmessagetime: lastMessageTime, mostrecentmessagetime: lastMessageTime } : {}),
-          };
-        });
+        const details = await roomLists.details(ctx.app, roomid, customid, entity);
         return ok({ kind: 'chat.room.list.extendeddetails', itemcount: details.length, details });
       },
     }),
@@ -67,7 +53,7 @@ export function roomRoutes(core: Core, chat: Chat): RouteDef[] {
       method: 'GET',
       path: 'chat/rooms/:roomid',
       // With who is bounced, shadow banned, ... in it: the SDKs read bouncedusers and shadowbannedusers here.
-      handler: async (ctx) => ok(await moderatedRoomView(chat.context, core.db, ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
+      handler: async (ctx) => ok(await moderatedView(ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
     }),
     route({
       method: 'GET',

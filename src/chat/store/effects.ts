@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { chatRoomEffects, type RoomEffectKind } from '../../db/schema/chat.js';
-import type { RoomEffect } from '../context.js';
+import type { RoomEffect } from '../types.js';
 
 const inForce = (now: Date) => or(isNull(chatRoomEffects.expires), gt(chatRoomEffects.expires, now));
 

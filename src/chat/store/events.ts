@@ -1,10 +1,9 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { deletedCount, rows, type Queryable } from '../../db/client.js';
-import { chatEvents } from '../../db/schema/chat.js';
+import { chatEvents, type StoredReaction } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
-import type { ChatEvent } from '../context.js';
-import { DISPLAYABLE_TYPES } from '../views.js';
+import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
 
 type NewEvent = typeof chatEvents.$inferInsert;
 export type EventPatch = Partial<Omit<NewEvent, 'id' | 'appId' | 'roomId' | 'seq'>>;
@@ -29,6 +28,24 @@ export async function updateEvent(q: Queryable, id: string, patch: EventPatch): 
     .where(eq(chatEvents.id, id))
     .returning();
   return row;
+}
+
+/** One more reply to the event. */
+export async function countReply(q: Queryable, id: string): Promise<void> {
+  await q
+    .update(chatEvents)
+    .set({ replyCount: sql`${chatEvents.replyCount} + 1` })
+    .where(eq(chatEvents.id, id));
+}
+
+/** The event's reactions, its row locked until the transaction ends; undefined when it is gone. */
+export async function lockReactions(q: Queryable, id: string): Promise<StoredReaction[] | undefined> {
+  const [row] = await q.select({ reactions: chatEvents.reactions }).from(chatEvents).where(eq(chatEvents.id, id)).for('update');
+  return row?.reactions;
+}
+
+export async function setReactions(q: Queryable, id: string, reactions: StoredReaction[], likeCount: number): Promise<void> {
+  await q.update(chatEvents).set({ reactions, likeCount }).where(eq(chatEvents.id, id));
 }
 
 export async function deleteEvent(q: Queryable, id: string): Promise<boolean> {
@@ -102,8 +119,16 @@ export const displayable = (viewer: string | undefined) =>
     visibleTo(viewer),
   );
 
+/** A condition on the events a list shows. */
+export type EventFilter = SQL | undefined;
+
+export const ofType = (eventType: string): EventFilter => eq(chatEvents.eventType, eventType);
+
+/** The user's displayable events, as `viewer` sees them. */
+export const byAuthor = (userId: string, viewer: string | undefined): EventFilter => and(eq(chatEvents.userId, userId), displayable(viewer));
+
 /** Feed events matching `where`, newest `limit` before `beforeSeq` (0: from the newest), returned oldest first. */
-export async function feedBefore(q: Queryable, roomId: string, where: SQL | undefined, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
+export async function feedBefore(q: Queryable, roomId: string, where: EventFilter, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
   const found = await q
     .select()
     .from(chatEvents)

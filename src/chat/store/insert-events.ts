@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { preparedRows, type Queryable } from '../../db/client.js';
-import type { ChatEvent } from '../context.js';
+import type { ChatEvent } from '../types.js';
 
 /** How a column's value is written into a row's JSON array (no generic walk, no intermediate arrays). */
 type Encode = (r: ChatEvent) => string;

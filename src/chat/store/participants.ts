@@ -3,9 +3,7 @@ import { textArray } from '../../db/arrays.js';
 import { rows, type Queryable } from '../../db/client.js';
 import { chatParticipants, chatRoomPermissions, chatRooms, chatSubscriptions } from '../../db/schema/chat.js';
 import { newId } from '../../ids.js';
-
-export type Subscription = typeof chatSubscriptions.$inferSelect;
-export type Participant = typeof chatParticipants.$inferSelect;
+import type { Participant, Subscription } from '../types.js';
 
 /** Starts (or refreshes) a session; true when the user was not in the room before. */
 export async function upsertParticipant(q: Queryable, appId: string, roomId: string, userId: string, now: Date): Promise<boolean> {

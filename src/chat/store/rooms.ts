@@ -2,7 +2,7 @@ import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { containing } from '../../db/like.js';
 import { chatRooms } from '../../db/schema/chat.js';
-import type { Room } from '../context.js';
+import type { Room } from '../types.js';
 
 export type NewRoom = typeof chatRooms.$inferInsert;
 export type RoomPatch = Partial<Omit<NewRoom, 'id' | 'appId' | 'added' | 'lastSeq' | 'inRoom'>>;

@@ -6,7 +6,7 @@ import type { UserService } from '../../../users/service.js';
 import { effectActive, type User } from '../../../users/types.js';
 import { userView } from '../../../users/views.js';
 import type { ChatContext, EventView, Room, RoomView } from '../../context.js';
-import { moderatedRoomView } from '../room-view.js';
+import { moderatedRoomView } from './room-view.js';
 import { globallyAffectedUsers } from '../store.js';
 import type { BounceResult, RoomUserEffectView } from '../views.js';
 

@@ -4,7 +4,7 @@ import type { Db } from '../../../db/client.js';
 import { badRequest, preconditionFailed } from '../../../errors.js';
 import { newId } from '../../../ids.js';
 import type { ChatContext, RoomView } from '../../context.js';
-import { moderatedRoomView } from '../room-view.js';
+import { moderatedRoomView } from './room-view.js';
 import * as store from '../store.js';
 import { type ReporterDeps, requireReporter } from './reporter.js';
 

@@ -1,20 +1,32 @@
-import type { Application } from '../apps/types.js';
-import type { Core } from '../core.js';
-import { blockedByRule, conflict, forbidden } from '../errors.js';
-import { hasProfanity } from '../text/profanity.js';
-import { newId } from '../ids.js';
-import { effectActive, type UserInput } from '../users/types.js';
-import type { EventView, Room } from './context.js';
-import type { RoomEffects } from './effects.js';
-import type { RoomFeeds } from './feed/feed.js';
-import type { Participation } from './participants.js';
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { blockedByRule, conflict, forbidden } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { hasProfanity } from '../../text/profanity.js';
+import type { UserService } from '../../users/service.js';
+import { effectActive, type UserInput } from '../../users/types.js';
+import type { RoomFeeds } from '../feed/feed.js';
+import type { RoomBody } from '../schemas.js';
+import { deleteRoomEvents } from '../store/events.js';
+import { deleteRoomPeople, isAllowed, setPermission } from '../store/participants.js';
+import { deleteRoom, insertRoom, updateRoom, type RoomPatch } from '../store/rooms.js';
+import type { Room } from '../types.js';
+import type { EventView } from '../views.js';
+import type { Participation } from './participation.js';
 import type { Posting } from './posting.js';
-import type { RoomDirectory } from './rooms.js';
-import type { RoomBody } from './schemas.js';
-import { deleteRoomEvents } from './store/events.js';
-import { deleteRoomPeople, isAllowed, setPermission } from './store/participants.js';
-import { deleteRoom, insertRoom, updateRoom, type RoomPatch } from './store/rooms.js';
-import { isUniqueViolation } from '../db/errors.js';
+import type { RoomDirectory } from './room-directory.js';
+import type { RoomEffects } from './room-effects.js';
+
+export interface RoomServiceDeps {
+  db: Db;
+  users: UserService;
+  rooms: RoomDirectory;
+  effects: RoomEffects;
+  participation: Participation;
+  posting: Posting;
+  feeds: RoomFeeds;
+}
 
 function patchOf(body: RoomBody): RoomPatch {
   const p: RoomPatch = {};
@@ -57,74 +69,69 @@ async function unique<T>(customId: string | null | undefined, write: () => Promi
 
 /** Room lifecycle (create, update, open/close, delete, reset) and joining/leaving. */
 export class RoomService {
-  constructor(
-    private readonly core: Core,
-    private readonly rooms: RoomDirectory,
-    private readonly effects: RoomEffects,
-    private readonly participation: Participation,
-    private readonly posting: Posting,
-    private readonly feeds: RoomFeeds,
-  ) {}
+  constructor(private readonly deps: RoomServiceDeps) {}
 
   async create(app: Application, body: RoomBody & { name: string }): Promise<Room> {
     // enter/exit events are opt-in on create (api-surface.md, settled from the SDKs).
     const patch = { enableEnterAndExit: false, ...patchOf(body) };
-    return unique(patch.customId, () => insertRoom(this.core.db, { ...patch, name: body.name, id: newId(), appId: app.id }));
+    return unique(patch.customId, () => insertRoom(this.deps.db, { ...patch, name: body.name, id: newId(), appId: app.id }));
   }
 
   /** Applies the create body; opening or closing emits `roomopened` / `roomclosed`. */
   async update(app: Application, room: Room, body: RoomBody): Promise<Room> {
     const patch = patchOf(body);
-    const updated = await unique(patch.customId, async () => (await updateRoom(this.core.db, app.id, room.id, patch)) ?? room);
-    this.rooms.changed(app, room.id);
-    if (updated.open !== room.open) await this.posting.system(app, updated, { eventtype: updated.open ? 'roomopened' : 'roomclosed', userid: null });
+    const updated = await unique(patch.customId, async () => (await updateRoom(this.deps.db, app.id, room.id, patch)) ?? room);
+    this.deps.rooms.changed(app, room.id);
+    if (updated.open !== room.open) await this.deps.posting.system(app, updated, { eventtype: updated.open ? 'roomopened' : 'roomclosed', userid: null });
     return updated;
   }
 
   async delete(app: Application, room: Room): Promise<{ room: Room; deletedEvents: number }> {
-    const deletedEvents = await this.core.db.transaction(async (tx) => {
+    const deletedEvents = await this.deps.db.transaction(async (tx) => {
       const n = await deleteRoomEvents(tx, room.id);
       await deleteRoomPeople(tx, room.id);
       await deleteRoom(tx, app.id, room.id);
       return n;
     });
-    await this.effects.clearRoom(app, room.id);
-    this.rooms.changed(app, room.id);
-    this.feeds.forget(app, room.id);
+    await this.deps.effects.clearRoom(app, room.id);
+    this.deps.rooms.changed(app, room.id);
+    this.deps.feeds.forget(app, room.id);
     return { room, deletedEvents };
   }
 
   /** Removes every event (and with `removeEffects` the room's user effects). The feed's seq keeps counting. */
   async reset(app: Application, room: Room, removeEffects: boolean): Promise<{ deletedEvents: number; removedEffects: number }> {
-    const deletedEvents = await deleteRoomEvents(this.core.db, room.id);
-    const removedEffects = removeEffects ? await this.effects.clearRoom(app, room.id) : 0;
-    this.feeds.forget(app, room.id);
-    this.rooms.changed(app, room.id);
+    const deletedEvents = await deleteRoomEvents(this.deps.db, room.id);
+    const removedEffects = removeEffects ? await this.deps.effects.clearRoom(app, room.id) : 0;
+    this.deps.feeds.forget(app, room.id);
+    this.deps.rooms.changed(app, room.id);
     return { deletedEvents, removedEffects };
   }
 
-  async join(app: Application, room: Room, input: UserInput) {
-    const existing = await this.core.users.get(app, input.userid);
+  /** Joins the user (made or updated from `input`); answers with the room as it now is and its newest `limit` events. */
+  async join(app: Application, room: Room, input: UserInput, limit: number) {
+    const existing = await this.deps.users.get(app, input.userid);
     if (existing !== undefined && effectActive(existing.banned, existing.bannedUntil)) throw forbidden(`User ${input.userid} is banned.`);
-    if (existing !== undefined && (await this.effects.has(app, room.id, input.userid, 'bounce'))) {
+    if (existing !== undefined && (await this.deps.effects.has(app, room.id, input.userid, 'bounce'))) {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
-    if (room.private && !(await isAllowed(this.core.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
+    if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
     if (room.enableProfanityFilter) assertCleanName(input);
-    const user = await this.core.users.ensure(app, input, { onHandleTaken: 'variant' });
-    const { entered, subscription } = await this.participation.join(app, room, user.userId);
-    if (entered && room.enableEnterAndExit) await this.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
-    return { user, subscription };
+    const user = await this.deps.users.ensure(app, input, { onHandleTaken: 'variant' });
+    const { entered, subscription } = await this.deps.participation.join(app, room, user.userId);
+    if (entered && room.enableEnterAndExit) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
+    const joined = await this.deps.rooms.fresh(app, room.id);
+    return { user, subscription, room: joined, latest: await this.deps.feeds.latest(app, joined, limit, user.userId) };
   }
 
   async exit(app: Application, room: Room, userId: string): Promise<EventView | null> {
-    await this.core.users.require(app, userId);
-    const left = await this.participation.leave(app, room, userId);
-    if (left && room.enableEnterAndExit) return this.posting.system(app, room, { eventtype: 'exit', userid: userId });
+    await this.deps.users.require(app, userId);
+    const left = await this.deps.participation.leave(app, room, userId);
+    if (left && room.enableEnterAndExit) return this.deps.posting.system(app, room, { eventtype: 'exit', userid: userId });
     return null;
   }
 
   async setPermission(app: Application, room: Room, userId: string, allow: boolean): Promise<void> {
-    await setPermission(this.core.db, app.id, room.id, userId, allow);
+    await setPermission(this.deps.db, app.id, room.id, userId, allow);
   }
 }

@@ -1,10 +1,15 @@
-import type { Application } from '../apps/types.js';
-import { ReplicatedCache } from '../cache/replicated-cache.js';
-import type { Core } from '../core.js';
-import type { RoomEffectKind } from '../db/schema/chat.js';
-import type { RoomEffect } from './context.js';
-import { internal } from '../internal-messages.js';
-import { deleteEffect, deleteRoomEffects, roomEffects, upsertEffect } from './store/effects.js';
+import type { Application } from '../../apps/types.js';
+import { ReplicatedCache } from '../../cache/replicated-cache.js';
+import type { Db } from '../../db/client.js';
+import { internal } from '../../internal-messages.js';
+import type { Bus } from '../../realtime/bus.js';
+import { deleteEffect, deleteRoomEffects, roomEffects, upsertEffect } from '../store/effects.js';
+import type { RoomEffect, RoomEffectKind } from '../types.js';
+
+export interface RoomEffectsDeps {
+  db: Db;
+  bus: Bus;
+}
 
 const CACHE_LIMIT = 20_000;
 
@@ -17,12 +22,12 @@ const inForce = (e: RoomEffect, now: number) => e.expires === null || e.expires.
 export class RoomEffects {
   private readonly cache: ReplicatedCache<RoomEffect[]>;
 
-  constructor(private readonly core: Core) {
-    this.cache = new ReplicatedCache<RoomEffect[]>(core.bus, { invalidation: internal.roomEffectsChanged, limit: CACHE_LIMIT });
+  constructor(private readonly deps: RoomEffectsDeps) {
+    this.cache = new ReplicatedCache<RoomEffect[]>(deps.bus, { invalidation: internal.roomEffectsChanged, limit: CACHE_LIMIT });
   }
 
   async list(_app: Application, roomId: string): Promise<RoomEffect[]> {
-    const effects = this.cache.peek(roomId) ?? (await this.cache.load(roomId, () => roomEffects(this.core.db, roomId, new Date()))) ?? [];
+    const effects = this.cache.peek(roomId) ?? (await this.cache.load(roomId, () => roomEffects(this.deps.db, roomId, new Date()))) ?? [];
     const now = Date.now();
     return effects.filter((e) => inForce(e, now));
   }
@@ -36,18 +41,18 @@ export class RoomEffects {
   }
 
   async set(app: Application, roomId: string, userId: string, effect: RoomEffectKind, options: { expires: Date | null; reason?: string; byUserId?: string | null }): Promise<void> {
-    await upsertEffect(this.core.db, app.id, roomId, userId, effect, options.expires, options.reason ?? '', options.byUserId ?? null);
+    await upsertEffect(this.deps.db, app.id, roomId, userId, effect, options.expires, options.reason ?? '', options.byUserId ?? null);
     this.changed(app, roomId);
   }
 
   async clear(app: Application, roomId: string, userId: string, effect: RoomEffectKind): Promise<boolean> {
-    const gone = await deleteEffect(this.core.db, roomId, userId, effect);
+    const gone = await deleteEffect(this.deps.db, roomId, userId, effect);
     this.changed(app, roomId);
     return gone;
   }
 
   async clearRoom(app: Application, roomId: string): Promise<number> {
-    const n = await deleteRoomEffects(this.core.db, roomId);
+    const n = await deleteRoomEffects(this.deps.db, roomId);
     this.changed(app, roomId);
     return n;
   }

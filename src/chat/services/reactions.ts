@@ -1,10 +1,15 @@
-import { eq } from 'drizzle-orm';
-import type { Application } from '../apps/types.js';
-import type { Tx } from '../db/client.js';
-import { chatEvents, type StoredReaction } from '../db/schema/chat.js';
-import type { EventView, Room } from './context.js';
+import type { Application } from '../../apps/types.js';
+import type { Tx } from '../../db/client.js';
+import { lockReactions, setReactions } from '../store/events.js';
+import type { Room, StoredReaction } from '../types.js';
+import type { EventView } from '../views.js';
 import type { Messages } from './messages.js';
 import type { Posting } from './posting.js';
+
+export interface ReactionsDeps {
+  posting: Posting;
+  messages: Messages;
+}
 
 /** Adds or removes `userId`'s reaction of `type`; a reaction un-reacted to zero keeps its entry, with no users (as the SDKs expect). */
 export function applyReaction(reactions: StoredReaction[], type: string, userId: string, reacted: boolean): StoredReaction[] {
@@ -19,25 +24,22 @@ export function applyReaction(reactions: StoredReaction[], type: string, userId:
 
 /** Reactions (`like`, `emoji:...`): a `reaction` event whose replyto is the updated target. */
 export class Reactions {
-  constructor(
-    private readonly posting: Posting,
-    private readonly messages: Messages,
-  ) {}
+  constructor(private readonly deps: ReactionsDeps) {}
 
   async react(app: Application, room: Room, eventId: string, userId: string, reaction: string, reacted: boolean): Promise<EventView> {
-    const sender = await this.posting.sender(app, room, userId);
-    const target = await this.messages.require(app, room.id, eventId);
-    return this.posting.post(app, room, sender, { eventtype: 'reaction', body: reaction, replyToId: target.id, targetAuthor: target.userId }, (tx) =>
+    const sender = await this.deps.posting.sender(app, room, userId);
+    const target = await this.deps.messages.require(app, room.id, eventId);
+    return this.deps.posting.post(app, room, sender, { eventtype: 'reaction', body: reaction, replyToId: target.id, targetAuthor: target.userId }, (tx) =>
       this.update(tx, target.id, reaction, userId, reacted),
     );
   }
 
   /** Read-modify-write under the row lock, so concurrent reactions on one event all count. */
   private async update(tx: Tx, eventId: string, type: string, userId: string, reacted: boolean): Promise<void> {
-    const [row] = await tx.select({ reactions: chatEvents.reactions }).from(chatEvents).where(eq(chatEvents.id, eventId)).for('update');
-    if (row === undefined) return;
-    const reactions = applyReaction(row.reactions, type, userId, reacted);
+    const stored = await lockReactions(tx, eventId);
+    if (stored === undefined) return;
+    const reactions = applyReaction(stored, type, userId, reacted);
     const likeCount = reactions.find((r) => r.type === 'like')?.users.length ?? 0;
-    await tx.update(chatEvents).set({ reactions, likeCount }).where(eq(chatEvents.id, eventId));
+    await setReactions(tx, eventId, reactions, likeCount);
   }
 }

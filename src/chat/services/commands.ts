@@ -1,12 +1,11 @@
-import type { Actor, Application } from '../apps/types.js';
-import type { Core } from '../core.js';
-import { badRequest, forbidden } from '../errors.js';
-import { jsonOnce } from '../json-once.js';
-import type { EventView, Room } from './context.js';
+import type { Actor, Application } from '../../apps/types.js';
+import { badRequest, forbidden } from '../../errors.js';
+import type { UserService } from '../../users/service.js';
+import type { COMMAND_EVENT_TYPES, Room } from '../types.js';
+import type { CommandResult, EventView } from '../views.js';
 import type { MessageInput, Messages } from './messages.js';
 import type { Posting } from './posting.js';
 
-export const COMMAND_EVENT_TYPES = ['speech', 'announcement', 'custom', 'ad'] as const;
 /** Event types only the backend or a moderator/admin posts. */
 const SPEAKS_FOR_THE_APP = new Set<string>(['announcement', 'ad']);
 
@@ -15,18 +14,10 @@ export interface CommandInput extends Omit<MessageInput, 'body'> {
   replyto?: string | undefined;
 }
 
-/** What a command did; the reply adds the room (commandJson). */
-export interface CommandResult {
-  op: string;
-  speech: EventView | null;
-  action: EventView | null;
-  /** The event an admin command published (purge), else null. */
-  event: EventView | null;
-}
-
-/** The `chat.executecommand` reply, around the room's cached JSON (the room view is the bulk of it). */
-export function commandJson(r: CommandResult, roomJson: string): string {
-  return `{"kind":"chat.executecommand","op":${JSON.stringify(r.op)},"speech":${jsonOnce(r.speech)},"action":${jsonOnce(r.action)},"event":${jsonOnce(r.event)},"room":${roomJson}}`;
+export interface CommandsDeps {
+  users: UserService;
+  posting: Posting;
+  messages: Messages;
 }
 
 const ADMIN = /^\*(purge|ban|restore)\s+(\S+)\s*$/i;
@@ -39,37 +30,33 @@ const result = (op: string, speech: EventView | null, action: EventView | null, 
  * `*restore` followed by a userid) that only moderators and admins may run.
  */
 export class Commands {
-  constructor(
-    private readonly core: Core,
-    private readonly posting: Posting,
-    private readonly messages: Messages,
-  ) {}
+  constructor(private readonly deps: CommandsDeps) {}
 
   async execute(app: Application, room: Room, userId: string, text: string, input: CommandInput, actor: Actor | null): Promise<CommandResult> {
     if (text.startsWith('*')) return this.admin(app, room, userId, text, actor);
     if (input.replyto !== undefined && input.replyto !== '') {
-      return result('quote', await this.messages.quote(app, room, input.replyto, userId, { ...input, body: text }), null);
+      return result('quote', await this.deps.messages.quote(app, room, input.replyto, userId, { ...input, body: text }), null);
     }
     if (SPEAKS_FOR_THE_APP.has(input.eventtype) && actor?.role === 'user') throw forbidden(`A user token may not post ${input.eventtype} events; they speak for the application.`);
-    const sender = await this.posting.sender(app, room, userId);
+    const sender = await this.deps.posting.sender(app, room, userId);
     if (text.startsWith('/')) {
       if (!room.enableActions) throw forbidden(`Actions are turned off in room ${room.id}.`);
       const body = text.slice(1).trim();
       if (body === '') throw badRequest('An action needs a name after the /.', { command: 'is an empty action' });
-      return result('action', null, await this.posting.post(app, room, sender, { ...input, eventtype: 'action', body }));
+      return result('action', null, await this.deps.posting.post(app, room, sender, { ...input, eventtype: 'action', body }));
     }
-    return result(input.eventtype, await this.posting.post(app, room, sender, { ...input, body: text }), null);
+    return result(input.eventtype, await this.deps.posting.post(app, room, sender, { ...input, body: text }), null);
   }
 
   private async admin(app: Application, room: Room, userId: string, text: string, actor: Actor | null): Promise<CommandResult> {
     const match = ADMIN.exec(text);
     if (match === null) throw badRequest('Unknown admin command; use *purge <userid>, *ban <userid> or *restore <userid>.', { command: 'is not an admin command' });
-    const sender = await this.posting.sender(app, room, userId);
+    const sender = await this.deps.posting.sender(app, room, userId);
     if (!sender.staff || actor?.role === 'user') throw forbidden('Admin commands need a moderator or admin.');
     const op = (match[1] as string).toLowerCase();
-    const target = await this.core.users.require(app, match[2] as string);
-    if (op === 'purge') return result('purge', null, null, (await this.messages.purge(app, room, target.userId, userId)).event);
-    await this.core.users.setEffect(app, target.userId, 'banned', op === 'ban', undefined);
+    const target = await this.deps.users.require(app, match[2] as string);
+    if (op === 'purge') return result('purge', null, null, (await this.deps.messages.purge(app, room, target.userId, userId)).event);
+    await this.deps.users.setEffect(app, target.userId, 'banned', op === 'ban', undefined);
     return result(op, null, null);
   }
 }

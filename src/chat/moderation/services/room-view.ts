@@ -1,7 +1,7 @@
-import type { Application } from '../../apps/types.js';
-import type { Db } from '../../db/client.js';
-import type { ChatContext, Room, RoomEffectKind, RoomView } from '../context.js';
-import { listRoomUserReports } from './store.js';
+import type { Application } from '../../../apps/types.js';
+import type { Db } from '../../../db/client.js';
+import type { ChatContext, Room, RoomEffectKind, RoomView } from '../../context.js';
+import { listRoomUserReports } from '../store.js';
 
 /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it. */
 export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<RoomView> {

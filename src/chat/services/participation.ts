@@ -1,18 +1,27 @@
-import type { Application } from '../apps/types.js';
-import type { Core } from '../core.js';
-import { notFound } from '../errors.js';
-import { internal, on, send } from '../internal-messages.js';
-import { SingleFlight } from '../single-flight.js';
-import type { Room } from './context.js';
-import type { RoomDirectory } from './rooms.js';
-import { addInRoom } from './store/rooms.js';
-import * as store from './store/participants.js';
+import type { AppDirectory } from '../../apps/directory.js';
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import { notFound } from '../../errors.js';
+import { internal, on, send } from '../../internal-messages.js';
+import type { Bus } from '../../realtime/bus.js';
+import { SingleFlight } from '../../single-flight.js';
+import * as store from '../store/participants.js';
+import { addInRoom } from '../store/rooms.js';
+import type { Room, Subscription } from '../types.js';
+import type { RoomDirectory } from './room-directory.js';
 
 const SWEEP_BATCH = 1000;
 /** Membership is remembered for this many rooms; beyond, the memory starts over (reads fall back to the database). */
 const ROOMS_REMEMBERED = 20_000;
 
 const memberKey = (roomId: string, userId: string) => `${roomId}/${userId}`;
+
+export interface ParticipationDeps {
+  db: Db;
+  bus: Bus;
+  apps: AppDirectory;
+  rooms: RoomDirectory;
+}
 
 export interface Expired {
   app: Application;
@@ -33,25 +42,22 @@ export class Participation {
   private readonly checking = new SingleFlight<boolean>();
   private activity = new Map<string, Set<string>>();
 
-  constructor(
-    private readonly core: Core,
-    private readonly rooms: RoomDirectory,
-  ) {
-    on(core.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
+  constructor(private readonly deps: ParticipationDeps) {
+    on(deps.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
       this.joined.get(roomId)?.delete(userId);
       this.checking.invalidate(memberKey(roomId, userId));
     });
-    core.bus.onReconnect(() => {
+    deps.bus.onReconnect(() => {
       this.joined.clear();
       this.checking.reset();
     });
   }
 
   /** Starts or refreshes the session and the subscription; `entered` when the user was not in the room. */
-  async join(app: Application, room: Room, userId: string): Promise<{ entered: boolean; subscription: store.Subscription }> {
+  async join(app: Application, room: Room, userId: string): Promise<{ entered: boolean; subscription: Subscription }> {
     const now = new Date();
     const since = this.checking.stamp();
-    const result = await this.core.db.transaction(async (tx) => {
+    const result = await this.deps.db.transaction(async (tx) => {
       const entered = await store.upsertParticipant(tx, app.id, room.id, userId, now);
       const subscription = await store.upsertSubscription(tx, app.id, room.id, userId, now);
       if (entered) await addInRoom(tx, room.id, 1);
@@ -63,13 +69,13 @@ export class Participation {
     // Checks already loading may predate the arrival, so later callers must not share them.
     this.checking.detach(key);
     if (current) this.remember(room.id, userId);
-    if (result.entered) this.rooms.changed(app, room.id);
+    if (result.entered) this.deps.rooms.changed(app, room.id);
     return result;
   }
 
   /** Ends the session and the subscription; true when the user was in the room. */
   async leave(app: Application, room: Room, userId: string): Promise<boolean> {
-    const left = await this.core.db.transaction(async (tx) => {
+    const left = await this.deps.db.transaction(async (tx) => {
       const gone = await store.deleteParticipant(tx, room.id, userId);
       await store.deleteSubscription(tx, room.id, userId);
       if (gone) await addInRoom(tx, room.id, -1);
@@ -79,10 +85,10 @@ export class Participation {
     return left;
   }
 
-  async touch(app: Application, room: Room, userId: string): Promise<store.Subscription> {
+  async touch(app: Application, room: Room, userId: string): Promise<Subscription> {
     if (!(await this.isJoined(app, room.id, userId))) throw notFound(`User ${userId} is not in room ${room.id}.`);
     const now = new Date();
-    return this.core.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       await store.upsertParticipant(tx, app.id, room.id, userId, now);
       return store.upsertSubscription(tx, app.id, room.id, userId, now);
     });
@@ -92,7 +98,7 @@ export class Participation {
     if (this.joined.get(roomId)?.has(userId) === true) return true;
     return this.checking.run(
       memberKey(roomId, userId),
-      async () => (await store.findParticipant(this.core.db, roomId, userId)) !== undefined,
+      async () => (await store.findParticipant(this.deps.db, roomId, userId)) !== undefined,
       (found) => {
         if (found) this.remember(roomId, userId);
       },
@@ -115,11 +121,11 @@ export class Participation {
     this.activity = new Map();
     const now = new Date();
     await store.touchParticipants(
-      this.core.db,
+      this.deps.db,
       [...activity].flatMap(([roomId, users]) => [...users].map((userId) => ({ roomId, userId }))),
       now,
     );
-    const expired = await this.core.db.transaction(async (tx) => {
+    const expired = await this.deps.db.transaction(async (tx) => {
       const gone = await store.expireIdle(tx, new Date(now.getTime() - idleSeconds * 1000), SWEEP_BATCH);
       const perRoom = new Map<string, number>();
       for (const g of gone) perRoom.set(g.roomId, (perRoom.get(g.roomId) ?? 0) + 1);
@@ -128,8 +134,8 @@ export class Participation {
     });
     const out: Expired[] = [];
     for (const e of expired) {
-      const app = await this.core.apps.get(e.appId);
-      const room = app === undefined ? undefined : await this.rooms.get(app, e.roomId);
+      const app = await this.deps.apps.get(e.appId);
+      const room = app === undefined ? undefined : await this.deps.rooms.get(app, e.roomId);
       if (app === undefined || room === undefined) continue;
       this.forget(app, e.roomId, e.userId);
       out.push({ app, room, userId: e.userId });
@@ -148,7 +154,7 @@ export class Participation {
   }
 
   private forget(app: Application, roomId: string, userId: string): void {
-    send(this.core.bus, app.id, internal.participantLeft, [roomId, userId]);
-    this.rooms.changed(app, roomId);
+    send(this.deps.bus, app.id, internal.participantLeft, [roomId, userId]);
+    this.deps.rooms.changed(app, roomId);
   }
 }

@@ -1,17 +1,28 @@
-import type { Application } from '../apps/types.js';
-import type { Core } from '../core.js';
-import type { Tx } from '../db/client.js';
-import { forbidden } from '../errors.js';
-import { newId } from '../ids.js';
-import { maskProfanity } from '../text/profanity.js';
-import { extractHashtags } from '../text/tags.js';
-import { effectActive, type User } from '../users/types.js';
-import type { ChatEvent, EventView, Room, SystemEventInput } from './context.js';
-import type { RoomEffects } from './effects.js';
-import { hookEvent, notifyTargets } from './feed/publisher.js';
-import type { FeedWriter } from './feed/writer.js';
-import type { Participation } from './participants.js';
-import { eventView } from './views.js';
+import type { Application } from '../../apps/types.js';
+import type { Tx } from '../../db/client.js';
+import { forbidden } from '../../errors.js';
+import type { PublishHooks } from '../../events/publish-hooks.js';
+import { newId } from '../../ids.js';
+import type { Logger } from '../../logger.js';
+import { maskProfanity } from '../../text/profanity.js';
+import { extractHashtags } from '../../text/tags.js';
+import type { UserService } from '../../users/service.js';
+import { effectActive, type User } from '../../users/types.js';
+import { hookEvent, notifyTargets } from '../feed/publisher.js';
+import type { FeedWriter } from '../feed/writer.js';
+import type { ChatEvent, Room, SystemEventInput } from '../types.js';
+import { eventView, type EventView } from '../views.js';
+import type { Participation } from './participation.js';
+import type { RoomEffects } from './room-effects.js';
+
+export interface PostingDeps {
+  users: UserService;
+  hooks: PublishHooks;
+  log: Logger;
+  effects: RoomEffects;
+  participation: Participation;
+  writer: FeedWriter;
+}
 
 /** A user allowed to post in a room, and whether their posts are shadow-banned. */
 export interface Sender {
@@ -51,25 +62,20 @@ const MESSAGES = new Set(['speech', 'quote', 'reply', 'action', 'custom', 'ad', 
 export class Posting {
   private readonly maskedBodies = new Map<string, string>();
 
-  constructor(
-    private readonly core: Core,
-    private readonly effects: RoomEffects,
-    private readonly participation: Participation,
-    private readonly writer: FeedWriter,
-  ) {}
+  constructor(private readonly deps: PostingDeps) {}
 
   /** 403 unless the room is open and the user may post in it (joined, not banned, muted or bounced). */
   async sender(app: Application, room: Room, userId: string): Promise<Sender> {
     if (!room.open) throw forbidden(`Room ${room.id} is closed; it does not accept commands.`);
-    const user = await this.core.users.require(app, userId);
+    const user = await this.deps.users.require(app, userId);
     const now = Date.now();
     if (effectActive(user.banned, user.bannedUntil, now)) throw forbidden(`User ${userId} is banned.`);
     if (effectActive(user.muted, user.mutedUntil, now)) throw forbidden(`User ${userId} is muted.`);
-    const effects = await this.effects.active(app, room.id, userId);
+    const effects = await this.deps.effects.active(app, room.id, userId);
     if (effects.some((e) => e.effect === 'bounce')) throw forbidden(`User ${userId} has been bounced from room ${room.id}.`);
     if (effects.some((e) => e.effect === 'mute')) throw forbidden(`User ${userId} is muted in room ${room.id}.`);
-    if (!(await this.participation.isJoined(app, room.id, userId))) throw forbidden(`User ${userId} must join room ${room.id} before running commands.`);
-    this.participation.noteActivity(room.id, userId);
+    if (!(await this.deps.participation.isJoined(app, room.id, userId))) throw forbidden(`User ${userId} must join room ${room.id} before running commands.`);
+    this.deps.participation.noteActivity(room.id, userId);
     const shadowban = effectActive(user.shadowBanned, user.shadowBannedUntil, now) || effects.some((e) => e.effect === 'shadowban' || e.effect === 'flag');
     return { user, shadowban, staff: user.role !== 'user' };
   }
@@ -91,9 +97,9 @@ export class Posting {
     });
     const view = eventView(row, new Map([[sender.user.userId, sender.user]]), null);
     const hooked = hookEvent(room, view, notifyTargets(view, draft.eventtype === 'reply' ? (draft.targetAuthor ?? null) : null));
-    if (hooked !== undefined && !sender.shadowban) await this.core.hooks.beforePublish(hooked);
+    if (hooked !== undefined && !sender.shadowban) await this.deps.hooks.beforePublish(hooked);
     const needsTarget = draft.replyToId !== undefined && draft.replyToId !== null;
-    const written = await this.writer.submit({
+    const written = await this.deps.writer.submit({
       app,
       room,
       inserts: [row],
@@ -116,14 +122,14 @@ export class Posting {
       customtype: input.customtype,
       custompayload: input.custompayload,
     });
-    const written = await this.writer.submit({ app, room, inserts: [row], enterFeed: true, ...(prepare === undefined ? {} : { prepare }) });
+    const written = await this.deps.writer.submit({ app, room, inserts: [row], enterFeed: true, ...(prepare === undefined ? {} : { prepare }) });
     return written.views[0] as EventView;
   }
 
   /** Puts stored waiting events into the feed (approval, delay over). */
   async stored(app: Application, room: Room, eventIds: string[], prepare?: (tx: Tx) => Promise<void>): Promise<EventView[]> {
     if (eventIds.length === 0) return [];
-    const written = await this.writer.submit({ app, room, inserts: [], enterFeed: true, publishIds: eventIds, ...(prepare === undefined ? {} : { prepare }) });
+    const written = await this.deps.writer.submit({ app, room, inserts: [], enterFeed: true, publishIds: eventIds, ...(prepare === undefined ? {} : { prepare }) });
     return written.views;
   }
 
@@ -141,7 +147,7 @@ export class Posting {
 
   private scheduleRelease(app: Application, room: Room, id: string): void {
     const timer = setTimeout(() => {
-      this.stored(app, room, [id]).catch((err: unknown) => this.core.log.error({ err, eventId: id }, 'releasing a delayed chat event failed'));
+      this.stored(app, room, [id]).catch((err: unknown) => this.deps.log.error({ err, eventId: id }, 'releasing a delayed chat event failed'));
     }, room.delayMessageSeconds * 1000);
     timer.unref();
   }

@@ -1,11 +1,17 @@
-import type { Application } from '../apps/types.js';
-import { ReplicatedCache } from '../cache/replicated-cache.js';
-import type { Core } from '../core.js';
-import { notFound } from '../errors.js';
-import { internal } from '../internal-messages.js';
-import type { Room } from './context.js';
-import { findRoom, findRoomAnyApp, findRoomByCustomId } from './store/rooms.js';
-import { roomView, type RoomView } from './views.js';
+import type { Application } from '../../apps/types.js';
+import { ReplicatedCache } from '../../cache/replicated-cache.js';
+import type { Db } from '../../db/client.js';
+import { notFound } from '../../errors.js';
+import { internal } from '../../internal-messages.js';
+import type { Bus } from '../../realtime/bus.js';
+import { findRoom, findRoomAnyApp, findRoomByCustomId } from '../store/rooms.js';
+import type { Room } from '../types.js';
+import { roomView, type RoomView } from '../views.js';
+
+export interface RoomDirectoryDeps {
+  db: Db;
+  bus: Bus;
+}
 
 const CACHE_LIMIT = 20_000;
 
@@ -29,8 +35,8 @@ function entryOf(room: Room): Cached {
 export class RoomDirectory {
   private readonly cache: ReplicatedCache<Cached>;
 
-  constructor(private readonly core: Core) {
-    this.cache = new ReplicatedCache<Cached>(core.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
+  constructor(private readonly deps: RoomDirectoryDeps) {
+    this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
   }
 
   /** The room from memory when known (hot paths). */
@@ -50,13 +56,13 @@ export class RoomDirectory {
 
   /** Read from the database, for responses that show the counters. */
   async fresh(app: Application, roomId: string): Promise<Room> {
-    const room = await findRoom(this.core.db, app.id, roomId);
+    const room = await findRoom(this.deps.db, app.id, roomId);
     if (room === undefined) throw notFound(`Room ${roomId} not found.`);
     return room;
   }
 
   async byCustomId(app: Application, customId: string): Promise<Room> {
-    const room = await findRoomByCustomId(this.core.db, app.id, customId);
+    const room = await findRoomByCustomId(this.deps.db, app.id, customId);
     if (room === undefined) throw notFound(`Room with customid ${customId} not found.`);
     return room;
   }
@@ -72,7 +78,7 @@ export class RoomDirectory {
 
   /** Whichever app asked first, so callers of several apps can share the read. */
   private async read(roomId: string): Promise<Cached | undefined> {
-    const room = await findRoomAnyApp(this.core.db, roomId);
+    const room = await findRoomAnyApp(this.deps.db, roomId);
     return room === undefined ? undefined : entryOf(room);
   }
 }

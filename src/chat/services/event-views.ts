@@ -1,0 +1,38 @@
+import type { Application } from '../../apps/types.js';
+import type { Db } from '../../db/client.js';
+import type { UserService } from '../../users/service.js';
+import { findEventsById } from '../store/events.js';
+import type { ChatEvent } from '../types.js';
+import { eventView, tombstoneView, type EventView } from '../views.js';
+
+export interface EventViewsDeps {
+  db: Db;
+  users: UserService;
+}
+
+/** chat.event objects for rows: one batch for replyto targets, one for users (cached). */
+export class EventViews {
+  constructor(private readonly deps: EventViewsDeps) {}
+
+  async views(app: Application, rows: ChatEvent[]): Promise<EventView[]> {
+    const targetIds = [...new Set(rows.map((r) => r.replyToId).filter((id): id is string => id !== null))];
+    const targets = new Map((await findEventsById(this.deps.db, targetIds)).map((t) => [t.id, t]));
+    const userIds = new Set<string>();
+    const addUsers = (r: ChatEvent) => {
+      if (r.userId !== null) userIds.add(r.userId);
+      for (const reaction of r.reactions) for (const u of reaction.users) userIds.add(u);
+    };
+    for (const r of rows) addUsers(r);
+    for (const t of targets.values()) addUsers(t);
+    const users = await this.deps.users.getMany(app, userIds);
+    return rows.map((r) => {
+      if (r.replyToId === null) return eventView(r, users, null);
+      const target = targets.get(r.replyToId);
+      return eventView(r, users, target === undefined ? tombstoneView(r.replyToId, r.roomId) : eventView(target, users, null));
+    });
+  }
+
+  async view(app: Application, row: ChatEvent): Promise<EventView> {
+    return (await this.views(app, [row]))[0] as EventView;
+  }
+}
