@@ -50,7 +50,13 @@ export function listPayload<K extends string>(kind: string, itemsKey: K, items: 
  * Splits rows fetched with `limit + 1` into the page and the next cursor: the extra row only
  * tells that more exist, and the cursor is the key of the page's last row.
  */
-export function pageOf<T>(rows: T[], limit: number, key: (row: T) => unknown): { items: T[]; next: string } {
+/** One page of a list and the cursor of the next ('' on the last). */
+export interface Page<T> {
+  items: T[];
+  next: string;
+}
+
+export function pageOf<T>(rows: T[], limit: number, key: (row: T) => unknown): Page<T> {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   const last = items.at(-1);

@@ -14,12 +14,6 @@ export interface PollWithChoices {
   choices: Choice[];
 }
 
-/** One page of a list and the cursor of the next ('' on the last). */
-export interface Page<T> {
-  items: T[];
-  next: string;
-}
-
 export interface VotingState {
   /** choice id → poll id, for the polls locked. */
   choices: Map<string, string>;

@@ -1,12 +1,12 @@
 import type { Area, Core } from '../core.js';
 import type { Logger } from '../logger.js';
 import { metricSources } from '../metrics/sources.js';
-import { DeliveryThread } from './delivery-thread.js';
+import { DeliveryThread } from './delivery/delivery-thread.js';
 import { WebhookPublishHook } from './hook.js';
-import { DeliveryPipeline, type Deliveries } from './pipeline.js';
+import { DeliveryPipeline, type Deliveries } from './delivery/pipeline.js';
 import { HookRegistry } from './registry.js';
 import { webhookRoutes } from './routes.js';
-import { denyPrivateReceivers } from './sender.js';
+import { denyPrivateReceivers } from './delivery/sender.js';
 import { WebhookService } from './service.js';
 import { outboxDepth } from './store/deliveries.js';
 import { disabledByFailures } from './store/hooks.js';

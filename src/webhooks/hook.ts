@@ -4,10 +4,10 @@ import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
 import { forbidden } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { Deliveries } from './pipeline.js';
-import { attemptRecords } from './record.js';
+import type { Deliveries } from './delivery/pipeline.js';
+import { attemptRecords } from './delivery/record.js';
 import { deliveryBody, matching, type HookRegistry } from './registry.js';
-import { budget, send } from './sender.js';
+import { budget, send } from './delivery/sender.js';
 import * as store from './store/deliveries.js';
 import type { Webhook } from './types.js';
 

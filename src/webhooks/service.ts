@@ -2,14 +2,14 @@ import type { Application } from '../apps/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db } from '../db/client.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { pageOf, stringCursor } from '../http/cursor.js';
+import { type Page, pageOf, stringCursor } from '../http/cursor.js';
 import { newId } from '../ids.js';
-import { resolvesPrivate } from './private-addresses.js';
+import { resolvesPrivate } from './delivery/private-addresses.js';
 import type { HookRegistry } from './registry.js';
 import type { PageRequest, WebhookInput } from './schemas.js';
 import { listLog } from './store/deliveries.js';
 import * as store from './store/hooks.js';
-import type { LogEntryWithPayload, Page, Webhook, WebhookFields } from './types.js';
+import type { LogEntryWithPayload, Webhook, WebhookFields } from './types.js';
 
 const fields = (input: WebhookInput): WebhookFields => ({
   label: input.label,

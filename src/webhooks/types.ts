@@ -7,12 +7,6 @@ export type NewLogEntry = typeof webhookLog.$inferInsert;
 export type LogEntryWithPayload = LogEntry & { payload: string | null };
 export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
 
-/** One page of a list and the cursor of the next ('' on the last). */
-export interface Page<T> {
-  items: T[];
-  next: string;
-}
-
 /** A delivery to store in the outbox: the message, with the body built when the event was published. */
 export interface OutboxRow {
   id: string;

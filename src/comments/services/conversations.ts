@@ -11,7 +11,7 @@ import * as store from '../store/conversations.js';
 import type { Conversation, ConversationPatch, ListAfter } from '../types.js';
 import { conversationView } from '../views.js';
 import type { PageCache } from './page-cache.js';
-import { isTimeKey } from './reading.js';
+import { isTimeKey } from './time-key.js';
 
 export interface ConversationsDeps {
   db: Db;

@@ -8,7 +8,8 @@ import { readQueue } from '../store/pages.js';
 import type { CommentView } from '../views.js';
 import type { Conversations } from './conversations.js';
 import type { Publishing } from './publishing.js';
-import { isTimeKey, type Reader, timeKeyOf } from './reading.js';
+import type { Reader } from './reading.js';
+import { isTimeKey, timeKeyOf } from './time-key.js';
 
 export interface CommentModerationDeps {
   db: Db;

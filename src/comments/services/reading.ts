@@ -2,23 +2,21 @@ import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors.js';
 import { groupBy } from '../../group-by.js';
-import { decodeCursor, isCursorTime, listPayload, pageOf } from '../../http/cursor.js';
+import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
 import type { UserService } from '../../users/service.js';
 import type { User } from '../../users/types.js';
 import type { ListCommentsQuery, Sort } from '../schemas.js';
 import { findComment } from '../store/comments.js';
 import { isTimeSort, readDescendants, readFirstReplies, readPage } from '../store/pages.js';
-import type { Comment, Conversation, TimeKey } from '../types.js';
+import type { Comment, Conversation } from '../types.js';
 import { commentView, conversationView, usersOf, type CommentView } from '../views.js';
 import type { Conversations } from './conversations.js';
 import type { PageCache } from './page-cache.js';
+import { isTimeKey, timeKeyOf } from './time-key.js';
 
 const MAX_OFFSET = 1_000_000_000;
-/** A cursor's position: the ISO time and id of the row it continues after (as this service wrote it). */
-export const isTimeKey = (x: unknown): x is TimeKey => typeof x === 'object' && x !== null && isCursorTime((x as TimeKey).a) && typeof (x as TimeKey).i === 'string';
 const isOffset = (x: unknown): x is { o: number } =>
   typeof x === 'object' && x !== null && Number.isInteger((x as { o: number }).o) && (x as { o: number }).o >= 0 && (x as { o: number }).o <= MAX_OFFSET;
-export const timeKeyOf = (c: Comment): TimeKey => ({ a: c.added.toISOString(), i: c.id });
 
 export interface PageRequest {
   sort: Sort;

@@ -2,12 +2,12 @@ import type { Application } from '../../apps/types.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Db, Tx } from '../../db/client.js';
 import { conflict, notFound } from '../../errors.js';
-import { pageOf, stringCursor } from '../../http/cursor.js';
+import { type Page, pageOf, stringCursor } from '../../http/cursor.js';
 import { newId } from '../../ids.js';
 import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
 import * as store from '../store/polls.js';
 import { clearResponses, deleteResponses } from '../store/responses.js';
-import type { Choice, NewChoice, NewPoll, Page, Poll, PollWithChoices } from '../types.js';
+import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
 import type { StandingsPush } from './standings.js';
 
 type CustomInput = Pick<ChoiceInput, 'customid' | 'customtype' | 'custompayload' | 'customfield1' | 'customfield2' | 'customtags'>;

@@ -1,10 +1,10 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
-import { pageOf, stringCursor } from '../../http/cursor.js';
+import { type Page, pageOf, stringCursor } from '../../http/cursor.js';
 import { newId } from '../../ids.js';
 import type { LeadInput, PageRequest } from '../schemas.js';
 import * as store from '../store/responses.js';
-import type { Lead, Page, PollResponse } from '../types.js';
+import type { Lead, PollResponse } from '../types.js';
 import type { PollService } from './polls.js';
 
 /** What ResponseService uses. */

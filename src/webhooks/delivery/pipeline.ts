@@ -1,9 +1,9 @@
-import type { Db } from '../db/client.js';
-import type { Logger } from '../logger.js';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
 import { LogPruner } from './log-pruner.js';
 import { OutboxWriter } from './outbox.js';
 import { denyPrivateReceivers } from './sender.js';
-import type { OutboxRow } from './types.js';
+import type { OutboxRow } from '../types.js';
 import { DeliveryWorker } from './worker.js';
 
 /** Where publishing hands its postpublish deliveries: stored, then sent, off the request path. */

@@ -1,5 +1,5 @@
-import { newId } from '../ids.js';
-import { succeeded, type Attempt, type Settlement } from './types.js';
+import { newId } from '../../ids.js';
+import { succeeded, type Attempt, type Settlement } from '../types.js';
 
 /** The log entries and per-hook failure runs of a batch of attempts (see settle in store/deliveries.ts). */
 export function attemptRecords(attempts: Attempt[]): Pick<Settlement, 'log' | 'runs'> {

@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../logger.js';
-import { reportThreadMetrics, type MetricsSnapshot } from '../metrics/threads.js';
+import type { Logger } from '../../logger.js';
+import { reportThreadMetrics, type MetricsSnapshot } from '../../metrics/threads.js';
 import type { Deliveries, PipelineSettings } from './pipeline.js';
-import type { OutboxRow } from './types.js';
+import type { OutboxRow } from '../types.js';
 
 export interface DeliveryThreadSettings extends PipelineSettings {
   databaseUrl: string;

@@ -1,11 +1,11 @@
-import type { Db } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import { webhookMetrics } from '../metrics/registry.js';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import { webhookMetrics } from '../../metrics/registry.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { attemptRecords } from './record.js';
 import { budget, send } from './sender.js';
-import * as store from './store/deliveries.js';
-import { succeeded, type Attempt, type ClaimedRow, type DeliveryTarget, type OutboxRow } from './types.js';
+import * as store from '../store/deliveries.js';
+import { succeeded, type Attempt, type ClaimedRow, type DeliveryTarget, type OutboxRow } from '../types.js';
 
 const BATCH = 500;
 /** How long a claim holds a delivery; after that another worker may take it. */

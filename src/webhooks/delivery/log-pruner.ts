@@ -1,7 +1,7 @@
-import type { Db } from '../db/client.js';
-import { idAt } from '../ids.js';
-import type { Logger } from '../logger.js';
-import * as store from './store/deliveries.js';
+import type { Db } from '../../db/client.js';
+import { idAt } from '../../ids.js';
+import type { Logger } from '../../logger.js';
+import * as store from '../store/deliveries.js';
 
 /** Rows per delete statement: short statements, so deliveries' own statements are not held up long. */
 const BATCH = 5000;

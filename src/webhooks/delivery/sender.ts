@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 import { literalPrivate, PrivateAddressError, publicOnlyLookup } from './private-addresses.js';
 import { signatureHeaders } from './signing.js';
-import type { Attempt } from './types.js';
+import type { Attempt } from '../types.js';
 
 /** The receiver must answer within 3 seconds (api-v3.md, Webhook rules). */
 export const RESPONSE_BUDGET_MS = 3000;

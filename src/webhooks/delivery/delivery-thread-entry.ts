@@ -1,10 +1,10 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { connectPostgres } from '../db/client.js';
-import { createLogger } from '../logger.js';
-import { metricSources } from '../metrics/sources.js';
-import { snapshotMetrics, THREAD_REPORT_MS } from '../metrics/threads.js';
+import { connectPostgres } from '../../db/client.js';
+import { createLogger } from '../../logger.js';
+import { metricSources } from '../../metrics/sources.js';
+import { snapshotMetrics, THREAD_REPORT_MS } from '../../metrics/threads.js';
 import type { DeliveryThreadSettings, FromDeliveryThread, ToDeliveryThread } from './delivery-thread.js';
 import { DeliveryPipeline } from './pipeline.js';
 

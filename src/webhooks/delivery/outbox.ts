@@ -1,10 +1,10 @@
-import type { Db } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import { TickBatcher } from '../db/tick-batcher.js';
-import * as store from './store/deliveries.js';
-import type { OutboxRow } from './types.js';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import { TickBatcher } from '../../db/tick-batcher.js';
+import * as store from '../store/deliveries.js';
+import type { OutboxRow } from '../types.js';
 import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
-import { commitMetrics } from '../metrics/registry.js';
+import { commitMetrics } from '../../metrics/registry.js';
 
 /**
  * Under a steady stream of events, at most one outbox statement per this many ms: its fixed
