@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
-import type { TopicRegistry } from './topics.js';
+import type { Topic, TopicRegistry } from './topics.js';
 
 /** A live item as a socket receives it: the frame text (serialised once) and its seq. */
 export interface Delivery {
@@ -39,11 +39,11 @@ export class LiveHub {
 
   constructor(
     private readonly bus: Bus,
-    private readonly topics: TopicRegistry,
+    topics: TopicRegistry,
     private readonly log: Logger,
   ) {
     this.stopListening = bus.onMessage((appId, message) => {
-      if (!this.topics.isLive(message.topic)) return;
+      if (!topics.isLive(message.topic)) return;
       this.publishLocal(appId, message.topic, message.payload as LiveMessage);
     });
   }
@@ -71,13 +71,13 @@ export class LiveHub {
   }
 
   /** A socket holds the topic: the first makes the node take an interest in it; resolves once its live items reach this node. */
-  follow(appId: string, topic: string): Promise<void> {
-    const key = localTopic(appId, topic);
+  follow(appId: string, { name, def }: Topic): Promise<void> {
+    const key = localTopic(appId, name);
     const entry = this.followed.get(key);
-    const carried = this.topics.parse(topic)?.def.madeOnEachNode !== true;
+    const carried = def.madeOnEachNode !== true;
     if (entry !== undefined) entry.sockets++;
-    else this.followed.set(key, { sockets: 1, release: carried ? this.bus.interest(appId, topic) : noInterest });
-    return carried ? this.bus.listening(appId, topic) : Promise.resolve();
+    else this.followed.set(key, { sockets: 1, release: carried ? this.bus.interest(appId, name) : noInterest });
+    return carried ? this.bus.listening(appId, name) : Promise.resolve();
   }
 
   /** A socket let go of the topic: the last one releases the node's interest. */
