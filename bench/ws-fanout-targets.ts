@@ -18,7 +18,13 @@ export interface Target {
 
 const ROOT = new URL('..', import.meta.url).pathname;
 /** Every server the bench starts collects its garbage on SIGUSR2 (bench/lib/gc-on-signal.mjs), for a steady memory reading. */
-const COLLECTABLE = ['--import', new URL('./lib/gc-on-signal.mjs', import.meta.url).pathname];
+const COLLECTABLE = ['--import', new URL('./lib/gc-on-signal.mjs', import.meta.url).pathname, ...profiling()];
+
+/** With PROFILE_DIR set, every server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
+function profiling(): string[] {
+  const dir = process.env['PROFILE_DIR'];
+  return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
 
 /**
  * Our server: a room, `speakers` joined users, messages posted through `chat/rooms/{id}/command`

@@ -1,5 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { CorsPolicy } from '../http/cors.js';
+import { Backpressure } from './backpressure.js';
 import { Endpoint } from './endpoint.js';
 import { Subscriptions } from './subscriptions.js';
 
@@ -9,12 +10,13 @@ import { Subscriptions } from './subscriptions.js';
  */
 export function realtimeArea(core: Core): Area {
   const { config, log, hub } = core;
-  const subscriptions = new Subscriptions({ hub, topics: core.topics, log, maxSubscriptions: config.wsMaxSubscriptions, maxBackpressure: config.wsMaxBackpressure });
-  const endpoint = new Endpoint({ config, log, apps: core.apps, cors: new CorsPolicy(config.corsOrigins), limits: core.limits, frames: core.frames, subscriptions });
+  const backpressure = new Backpressure(config.wsMaxBackpressure);
+  const subscriptions = new Subscriptions({ hub, topics: core.topics, log, maxSubscriptions: config.wsMaxSubscriptions, backpressure });
+  const endpoint = new Endpoint({ config, log, apps: core.apps, cors: new CorsPolicy(config.corsOrigins), limits: core.limits, frames: core.frames, subscriptions, backpressure });
   return {
     routes: [],
     attach(app) {
-      hub.attach(app);
+      hub.attach(app, backpressure);
       endpoint.attach(app);
     },
     async close() {

@@ -2,6 +2,7 @@ import type { WebSocket } from 'uWebSockets.js';
 import type { Actor, Application, TokenScope } from '../apps/types.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import { wsMetrics } from '../metrics/registry.js';
+import type { Backpressure } from './backpressure.js';
 import { CLOSE, errorFrame, type ErrorCode } from './protocol.js';
 
 /** What one socket carries from upgrade to close. */
@@ -52,18 +53,19 @@ export function newConnection(appId: string, address: string, frames: FrameBudge
 }
 
 /**
- * Sends one frame unless the socket is gone; a socket already holding more than `limit` unsent
- * bytes is a slow consumer and is closed with 4008 instead.
+ * Sends one frame unless the socket is gone; a socket already holding more than the limit of
+ * unsent bytes is a slow consumer and is closed with 4008 instead.
  */
-export function sendFrame(ws: Socket, frame: string, limit: number): void {
+export function sendFrame(ws: Socket, frame: string, backpressure: Backpressure): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
-  if (ws.getBufferedAmount() > limit || ws.send(frame) === 2) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  if (ws.getBufferedAmount() > backpressure.limit || ws.send(frame) === 2) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  backpressure.sent(frame);
   wsMetrics.framesSentDirect.inc();
 }
 
-export function sendError(ws: Socket, limit: number, code: ErrorCode, message: string, topic?: string): void {
-  sendFrame(ws, errorFrame(code, message, topic), limit);
+export function sendError(ws: Socket, backpressure: Backpressure, code: ErrorCode, message: string, topic?: string): void {
+  sendFrame(ws, errorFrame(code, message, topic), backpressure);
 }
 
 export function closeSocket(ws: Socket, code: number, reason: string): void {

@@ -11,13 +11,14 @@ import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { ClientFrames, FrameHandler } from './client-frames.js';
+import type { Backpressure } from './backpressure.js';
 import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame } from './protocol.js';
 import { refusalOf } from './refusal.js';
 import type { Subscriptions } from './subscriptions.js';
 
 export const WS_PATH = '/api/v3/:appid/ws';
-/** How often every socket's unsent bytes are compared with WS_MAX_BACKPRESSURE. */
+/** How often sockets' unsent bytes are compared with WS_MAX_BACKPRESSURE (those that could be past it: see Backpressure). */
 const BACKPRESSURE_CHECK_MS = 100;
 const UWS_CAP_HEADROOM_BYTES = 2 * 1024 * 1024;
 
@@ -29,6 +30,7 @@ export interface EndpointDeps {
   limits: Limits;
   frames: ClientFrames;
   subscriptions: Subscriptions;
+  backpressure: Backpressure;
 }
 
 function refuseUpgrade(res: HttpResponse, status: number, message: string): void {
@@ -43,11 +45,11 @@ function refuseUpgrade(res: HttpResponse, status: number, message: string): void
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
 export class Endpoint {
   private readonly sockets = new Set<Socket>();
-  private readonly limit: number;
+  private readonly backpressure: Backpressure;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly deps: EndpointDeps) {
-    this.limit = deps.config.wsMaxBackpressure;
+    this.backpressure = deps.backpressure;
     deps.apps.onRevoked((tokenId) => this.closeSocketsOfTokens((id) => id === tokenId));
     deps.apps.onRevocationsMissed(() => {
       this.closeRevokedSockets().catch((err: unknown) => deps.log.warn({ err }, 'checking open sockets for revoked tokens failed'));
@@ -83,7 +85,7 @@ export class Endpoint {
       // Published frames bypass sendFrame: the sweeper closes sockets beyond the limit with 4008.
       // uWS's own cap sits well above it (a burst between two sweeps must not reach it: past the
       // cap uWS drops frames, the close frame included, and the client sees only a reset).
-      maxBackpressure: 4 * this.limit + UWS_CAP_HEADROOM_BYTES,
+      maxBackpressure: 4 * this.backpressure.limit + UWS_CAP_HEADROOM_BYTES,
       closeOnBackpressureLimit: false,
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.open(ws),
@@ -109,6 +111,7 @@ export class Endpoint {
         clearTimeout(conn.authTimer);
         this.deps.subscriptions.closed(ws);
         this.sockets.delete(ws);
+        this.backpressure.forget(ws);
         wsMetrics.connections.dec();
       },
     });
@@ -121,7 +124,7 @@ export class Endpoint {
   }
 
   private closeSlowConsumers(): void {
-    for (const ws of this.sockets) if (ws.getBufferedAmount() > this.limit) closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+    this.backpressure.sweep(this.sockets, (ws) => closeSocket(ws, CLOSE.slowConsumer, 'slow consumer'));
   }
 
   /** An upgrade for an application that does not exist is refused at once, in the envelope, before it holds a socket. */
@@ -204,7 +207,7 @@ export class Endpoint {
   }
 
   private refuseRateLimited(ws: Socket, message: string): void {
-    sendError(ws, this.limit, 'rate_limited', message);
+    sendError(ws, this.backpressure, 'rate_limited', message);
     closeSocket(ws, CLOSE.rateLimited, 'rate limited');
   }
 
@@ -220,7 +223,7 @@ export class Endpoint {
     const conn = ws.getUserData();
     if (verdict === 'refuse') {
       const message = `A socket may send at most ${frames.rate.points} frames in ${frames.rate.seconds} s; retry after ${frames.retryAfter(now)} s.`;
-      conn.queue = conn.queue.then(() => sendError(ws, this.limit, 'rate_limited', message));
+      conn.queue = conn.queue.then(() => sendError(ws, this.backpressure, 'rate_limited', message));
     } else if (verdict === 'close') {
       closeSocket(ws, CLOSE.rateLimited, 'rate limited');
     }
@@ -235,7 +238,7 @@ export class Endpoint {
       if (parsed.ok && parsed.handler === undefined && parsed.frame.type === 'auth') return this.authenticate(ws, parsed.frame.token, parsed.frame.jwt);
       return closeSocket(ws, CLOSE.authRequired, 'authenticate first');
     }
-    if (!parsed.ok) return sendError(ws, this.limit, 'bad_frame', parsed.message);
+    if (!parsed.ok) return sendError(ws, this.backpressure, 'bad_frame', parsed.message);
     if (parsed.handler === undefined) return this.dispatch(ws, parsed.frame);
     await this.areaFrame(ws, parsed.handler, parsed.frame);
   }
@@ -245,7 +248,7 @@ export class Endpoint {
       case 'ping':
         return this.send(ws, '{"type":"pong"}');
       case 'auth':
-        return sendError(ws, this.limit, 'bad_frame', 'Already authenticated.');
+        return sendError(ws, this.backpressure, 'bad_frame', 'Already authenticated.');
       case 'subscribe':
         return this.deps.subscriptions.subscribe(ws, frame.topic, frame.cursor);
       case 'unsubscribe':
@@ -260,11 +263,11 @@ export class Endpoint {
     } catch (err) {
       const refusal = refusalOf(err);
       if (refusal === undefined) throw err;
-      sendError(ws, this.limit, refusal.code, refusal.message);
+      sendError(ws, this.backpressure, refusal.code, refusal.message);
     }
   }
 
   private send(ws: Socket, frame: string): void {
-    sendFrame(ws, frame, this.limit);
+    sendFrame(ws, frame, this.backpressure);
   }
 }

@@ -2,6 +2,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import { jsonOnce } from '../json-once.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
+import type { Backpressure } from './backpressure.js';
 import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
@@ -31,7 +32,7 @@ export function eventFrame(topic: string, message: LiveMessage): string {
  * Sockets that are replaying history get the same deliveries through an interceptor instead.
  */
 export class LiveHub {
-  private app: TemplatedApp | undefined;
+  private attached: { app: TemplatedApp; backpressure: Backpressure } | undefined;
   private readonly interceptors = new Map<string, Set<Interceptor>>();
   /** Topics this node's sockets hold: how many sockets, and the bus interest they keep. */
   private readonly followed = new Map<string, { sockets: number; release: () => void }>();
@@ -48,16 +49,19 @@ export class LiveHub {
     });
   }
 
-  attach(app: TemplatedApp): void {
-    this.app = app;
+  /** Publishes on `app`, counting what it publishes into `backpressure`. */
+  attach(app: TemplatedApp, backpressure: Backpressure): void {
+    this.attached = { app, backpressure };
   }
 
   /** Delivers to this node's subscribers only (for figures every node computes itself). */
   publishLocal(appId: string, topic: string, message: LiveMessage): void {
     const key = localTopic(appId, topic);
     const listeners = this.interceptors.get(key);
-    const subscribers = this.app?.numSubscribers(key) ?? 0;
-    if (this.app === undefined || (listeners === undefined && subscribers === 0)) return;
+    const attached = this.attached;
+    if (attached === undefined) return;
+    const subscribers = attached.app.numSubscribers(key);
+    if (listeners === undefined && subscribers === 0) return;
     let frame: string;
     try {
       frame = eventFrame(topic, message);
@@ -65,7 +69,8 @@ export class LiveHub {
       this.log.error({ err, topic }, 'live message is not serialisable');
       return;
     }
-    this.app.publish(key, frame);
+    attached.app.publish(key, frame);
+    attached.backpressure.sent(frame);
     wsMetrics.framesSentPublished.inc(subscribers);
     if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq });
   }
@@ -90,7 +95,7 @@ export class LiveHub {
   }
 
   subscriberCount(appId: string, topic: string): number {
-    return this.app?.numSubscribers(localTopic(appId, topic)) ?? 0;
+    return this.attached?.app.numSubscribers(localTopic(appId, topic)) ?? 0;
   }
 
   /** Receives the topic's deliveries until the returned function is called. */

@@ -1,4 +1,5 @@
 import type { Application } from '../apps/types.js';
+import type { Backpressure } from './backpressure.js';
 import type { LiveMessage } from './live.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
@@ -22,7 +23,7 @@ export interface SubscriptionDeps {
   topics: TopicRegistry;
   log: Logger;
   maxSubscriptions: number;
-  maxBackpressure: number;
+  backpressure: Backpressure;
 }
 
 /** Subscribe and unsubscribe frames of one socket: authorisation, limits, resume from a cursor. */
@@ -66,7 +67,7 @@ export class Subscriptions {
 
   unsubscribe(ws: Socket, name: string): void {
     const conn = ws.getUserData();
-    if (!conn.topics.has(name)) return sendError(ws, this.deps.maxBackpressure, 'not_subscribed', `Not subscribed to ${name}.`, name);
+    if (!conn.topics.has(name)) return sendError(ws, this.deps.backpressure, 'not_subscribed', `Not subscribed to ${name}.`, name);
     this.drop(ws, name);
     this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: name }));
   }
@@ -167,12 +168,12 @@ export class Subscriptions {
 
   private refuse(ws: Socket, err: unknown, topic: string): void {
     const refusal = refusalOf(err);
-    if (refusal !== undefined) return sendError(ws, this.deps.maxBackpressure, refusal.code, refusal.message, topic);
+    if (refusal !== undefined) return sendError(ws, this.deps.backpressure, refusal.code, refusal.message, topic);
     this.deps.log.error({ err, topic }, 'subscribe failed');
-    sendError(ws, this.deps.maxBackpressure, 'internal', 'The subscription failed; try again.', topic);
+    sendError(ws, this.deps.backpressure, 'internal', 'The subscription failed; try again.', topic);
   }
 
   private send(ws: Socket, frame: string): void {
-    sendFrame(ws, frame, this.deps.maxBackpressure);
+    sendFrame(ws, frame, this.deps.backpressure);
   }
 }

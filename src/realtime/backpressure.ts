@@ -1,0 +1,55 @@
+import type { Socket } from './connection.js';
+
+/** The most a WebSocket frame header adds to a server frame's payload. */
+const FRAME_HEADER_BYTES = 10;
+
+/**
+ * Finds the sockets holding more than `limit` unsent bytes without asking every socket on every
+ * sweep. A socket's unsent bytes grow only by what is sent to it, so a socket that held at most
+ * `limit / 2` at the last full look holds at most that plus every byte sent since (to anyone):
+ * until that sum could pass the limit, a sweep looks only at the sockets that held more.
+ */
+export class Backpressure {
+  private readonly watchAbove: number;
+  /** Bytes sent since the last full look: the most any unwatched socket has gained since. */
+  private sinceFullLook = 0;
+  /** Bytes sent since the last sweep: uWS may not have queued them on the sockets yet when a sweep reads them. */
+  private sinceSweep = 0;
+  private readonly watched = new Set<Socket>();
+
+  constructor(readonly limit: number) {
+    this.watchAbove = Math.floor(limit / 2);
+  }
+
+  /** A frame was sent to one socket or published to many. */
+  sent(frame: string): void {
+    const bytes = Buffer.byteLength(frame) + FRAME_HEADER_BYTES;
+    this.sinceFullLook += bytes;
+    this.sinceSweep += bytes;
+  }
+
+  /** The socket closed (uWS refuses calls on a closed socket). */
+  forget(ws: Socket): void {
+    this.watched.delete(ws);
+  }
+
+  /** Calls `slow` with each socket past the limit; `open` holds every open socket. */
+  sweep(open: ReadonlySet<Socket>, slow: (ws: Socket) => void): void {
+    const full = this.sinceFullLook + this.watchAbove > this.limit;
+    if (full) {
+      // Bytes counted since the last sweep may reach the sockets only after this look.
+      this.sinceFullLook = this.sinceSweep;
+      this.watched.clear();
+    }
+    this.sinceSweep = 0;
+    for (const ws of full ? open : this.watched) {
+      const buffered = ws.getBufferedAmount();
+      if (buffered > this.watchAbove && buffered <= this.limit) {
+        this.watched.add(ws);
+        continue;
+      }
+      this.watched.delete(ws);
+      if (buffered > this.limit) slow(ws);
+    }
+  }
+}
