@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
+import type { RedisConfig } from './redis.js';
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(0), v.maxValue(65535));
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
@@ -65,6 +66,7 @@ const EnvSchema = v.object({
   DATABASE_URL: v.optional(url(['postgres:', 'postgresql:'])),
   REDIS_URL: v.optional(url(['redis:', 'rediss:'])),
   REDIS_PUBSUB: v.optional(v.picklist(['classic', 'sharded']), 'classic'),
+  REDIS_CLUSTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'off'),
   MANAGE_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
@@ -88,9 +90,8 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl: string | undefined;
-  redisUrl: string | undefined;
-  /** Pub/sub commands of the topic channels: SUBSCRIBE/PUBLISH, or sharded SSUBSCRIBE/SPUBLISH (Redis 7). */
-  redisPubSub: 'classic' | 'sharded';
+  /** Redis (REDIS_URL, REDIS_CLUSTER, REDIS_PUBSUB), when set: the bus, shared rate limits, presence. */
+  redis: RedisConfig | undefined;
   manageToken: string | undefined;
   dataDir: string;
   logLevel: string;
@@ -128,12 +129,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   const e = parsed.output;
   if (e.PRESENCE_STORE === 'redis' && e.REDIS_URL === undefined) throw new ConfigError('Invalid configuration: PRESENCE_STORE redis needs REDIS_URL');
+  if (e.REDIS_CLUSTER === 'on' && e.REDIS_URL === undefined) throw new ConfigError('Invalid configuration: REDIS_CLUSTER on needs REDIS_URL (a node of the cluster)');
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
-    redisPubSub: e.REDIS_PUBSUB,
+    redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER === 'on', pubsub: e.REDIS_PUBSUB },
     manageToken: e.MANAGE_TOKEN,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,

@@ -61,7 +61,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     topics,
     frames: new ClientFrames(),
     hub: new LiveHub(bus, topics, log),
-    limits: new Limits(config.rateLimits, config.redisUrl, log),
+    limits: new Limits(config.rateLimits, config.redis, log),
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
@@ -104,8 +104,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 }
 
 async function openBus(config: Config, log: Logger): Promise<Bus> {
-  if (config.redisUrl === undefined) return new MemoryBus(log);
-  const bus = new RedisBus(config.redisUrl, log, config.redisPubSub);
+  if (config.redis === undefined) return new MemoryBus(log);
+  const bus = new RedisBus(config.redis, log);
   if (!(await bus.waitUntilConnected(5000))) log.warn('redis not reachable at start; serving local subscribers until it is');
   return bus;
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.js';
 import type { Rate } from './config.js';
@@ -24,7 +24,7 @@ export class AuthFailures {
   constructor(
     private readonly rate: Rate,
     lockoutSeconds: number,
-    redis: Redis | undefined,
+    redis: RedisClient | undefined,
     private readonly log: Logger,
   ) {
     this.failures = sharedLimiter(redis, 'authfail', rate, lockoutSeconds);

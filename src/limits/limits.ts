@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { RequestContext } from '../http/route.js';
 import type { Logger } from '../logger.js';
+import type { RedisClient, RedisConfig } from '../redis.js';
 import { AuthFailures } from './auth-failures.js';
 import { clientAddress } from './client-address.js';
 import type { RateLimitConfig, WriteLimit } from './config.js';
@@ -15,18 +15,18 @@ import { WriteLimits } from './writes.js';
  */
 export class Limits {
   readonly enabled: boolean;
-  private readonly redis: Redis | undefined;
+  private readonly redis: RedisClient | undefined;
   private readonly auth: AuthFailures | undefined;
   private readonly writes: WriteLimits | undefined;
 
   constructor(
     private readonly config: RateLimitConfig,
-    redisUrl: string | undefined,
+    redisConfig: RedisConfig | undefined,
     log: Logger,
   ) {
     this.enabled = config.enabled;
     if (!config.enabled) return;
-    this.redis = redisUrl === undefined ? undefined : limitsRedis(redisUrl, log);
+    this.redis = redisConfig === undefined ? undefined : limitsRedis(redisConfig, log);
     this.auth = new AuthFailures(config.authFailures, config.authLockoutSeconds, this.redis, log);
     this.writes = new WriteLimits(config.writes, this.redis, log);
   }

@@ -1,11 +1,11 @@
-import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.js';
+import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
 import type { Rate } from './config.js';
 
 /** The Redis connection the limits share, set up like the bus's: no offline queue, quick reconnects. */
-export function limitsRedis(url: string, log: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times: number) => Math.min(times * 200, 2000) });
+export function limitsRedis(config: RedisConfig, log: Logger): RedisClient {
+  const redis = redisClient(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'rate limit redis connection error'));
   redis.on('ready', () => log.info('rate limit redis connected'));
   return redis;
@@ -17,7 +17,7 @@ export function limitsRedis(url: string, log: Logger): Redis {
  * for want of Redis. Without Redis: memory only. The keys name the rate too: nodes configured
  * alike share counts, a node configured otherwise keeps its own.
  */
-export function sharedLimiter(redis: Redis | undefined, name: string, rate: Rate, blockSeconds = 0): RateLimiterAbstract {
+export function sharedLimiter(redis: RedisClient | undefined, name: string, rate: Rate, blockSeconds = 0): RateLimiterAbstract {
   const options = { keyPrefix: `engage:rl:${name}:${rate.points}/${rate.seconds}/${blockSeconds}`, points: rate.points, duration: rate.seconds, blockDuration: blockSeconds };
   if (redis === undefined) return new RateLimiterMemory(options);
   return new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) });

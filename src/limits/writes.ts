@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RequestContext } from '../http/route.js';
 import type { Logger } from '../logger.js';
@@ -26,7 +26,7 @@ class Budget {
   constructor(
     private readonly kind: WriteLimit,
     private readonly rate: Rate,
-    redis: Redis | undefined,
+    redis: RedisClient | undefined,
     private readonly log: Logger,
   ) {
     this.local = new RateLimiterMemory({ keyPrefix: kind, points: rate.points, duration: rate.seconds });
@@ -63,7 +63,7 @@ function writer(ctx: RequestContext): string | undefined {
 export class WriteLimits {
   private readonly budgets: Record<WriteLimit, Budget>;
 
-  constructor(rates: Record<WriteLimit, Rate>, redis: Redis | undefined, log: Logger) {
+  constructor(rates: Record<WriteLimit, Rate>, redis: RedisClient | undefined, log: Logger) {
     const budget = (kind: WriteLimit) => new Budget(kind, rates[kind], redis, log);
     this.budgets = { chat: budget('chat'), comments: budget('comments'), votes: budget('votes'), reports: budget('reports') };
   }

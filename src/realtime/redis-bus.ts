@@ -1,9 +1,9 @@
-import { Redis } from 'ioredis';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
+import { redisClient, type PubSubMode, type RedisClient, type RedisConfig } from '../redis.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
-import { TopicChannels, type PubSubMode } from './topic-channels.js';
+import { TopicChannels } from './topic-channels.js';
 
 /** Broadcasts: every node subscribes. */
 const CONTROL = 'engage:bus';
@@ -29,9 +29,10 @@ export class RedisBus implements Bus {
   readonly kind = 'redis';
   private readonly nodeId = newId();
   private readonly local = new LocalHandlers();
-  private readonly publisher: Redis;
-  private readonly control: Redis;
-  private readonly topicConn: Redis;
+  private readonly mode: PubSubMode;
+  private readonly publisher: RedisClient;
+  private readonly control: RedisClient;
+  private readonly topicConn: RedisClient;
   private readonly topics: TopicChannels;
   private controlSubscribed = false;
   private wholeBefore = false;
@@ -40,16 +41,16 @@ export class RedisBus implements Bus {
   private readonly heldBroadcasts: string[] = [];
 
   constructor(
-    url: string,
+    config: RedisConfig,
     private readonly log: Logger,
-    private readonly mode: PubSubMode = 'classic',
   ) {
-    const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
+    const mode = config.pubsub;
+    this.mode = mode;
     // Subscriptions are made again by this class once a connection is back, so that it knows when they are all in force.
-    const subscriberOptions = { ...options, enableOfflineQueue: true, autoResubscribe: false };
-    this.publisher = new Redis(url, options);
-    this.control = new Redis(url, subscriberOptions);
-    this.topicConn = new Redis(url, subscriberOptions);
+    const subscriberOptions = { enableOfflineQueue: true, maxRetriesPerRequest: 1, autoResubscribe: false };
+    this.publisher = redisClient(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    this.control = redisClient(config, subscriberOptions);
+    this.topicConn = redisClient(config, { ...subscriberOptions, shardedSubscribers: mode === 'sharded' });
     for (const [name, conn] of [
       ['publisher', this.publisher],
       ['control', this.control],

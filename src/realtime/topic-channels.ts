@@ -1,8 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
-
-/** `classic`: SUBSCRIBE/PUBLISH; `sharded`: SSUBSCRIBE/SPUBLISH (Redis 7), spread over a Redis Cluster's shards. */
-export type PubSubMode = 'classic' | 'sharded';
+import type { PubSubMode, RedisClient } from '../redis.js';
 
 /** How long a channel stays subscribed after its last interest is released, so a topic that comes and goes does not churn. */
 const LINGER_MS = 5_000;
@@ -39,7 +36,7 @@ export class TopicChannels {
   whole = false;
 
   constructor(
-    private readonly conn: Redis,
+    private readonly conn: RedisClient,
     private readonly mode: PubSubMode,
     private readonly log: Logger,
     onWhole: () => void,

@@ -11,8 +11,8 @@ import { CONTEXT_TOPIC, TelemetryService } from './service.js';
 export function telemetryArea(core: Core): Area {
   const { config, log } = core;
   const store: PresenceStore =
-    config.presenceStore === 'redis' && config.redisUrl !== undefined
-      ? new RedisPresenceStore(config.redisUrl, config.presenceWindowSeconds, log)
+    config.presenceStore === 'redis' && config.redis !== undefined
+      ? new RedisPresenceStore(config.redis, config.presenceWindowSeconds, log)
       : new MemoryPresenceStore(core.bus, config.presenceWindowSeconds);
   const telemetry = new TelemetryService(store, core.hub, log);
   metricSources.telemetryContexts(() => store.contextCount());

@@ -7,21 +7,21 @@
  *   {prefix}:window:{id}    hash   per second of the window, one slot each (second % window):
  *                                  t{slot} the second it holds, s{slot} its sum, c{slot} its count
  * Every key expires two windows after the context's (or signal's) last operation, as the memory
- * store evicts idle contexts. KEYS[2], a sorted set of contexts by last operation, is what
- * contextCount() reads.
+ * store evicts idle contexts. The prefix holds a hash tag, so that on a Redis Cluster a context's
+ * keys share one slot (a script may only touch keys of one slot).
  */
 
-/** ARGV: now (ms), window (s), max signals, allOrNone (1/0), userid, context member, then (signal id, amount) pairs. Returns 1/0 per pair: fitted. */
+/** ARGV: now (ms), window (s), max signals, allOrNone (1/0), userid, then (signal id, amount) pairs. Returns 1/0 per pair: fitted. */
 export const APPLY = `
-local prefix, index = KEYS[1], KEYS[2]
+local prefix = KEYS[1]
 local now, window, max = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local allOrNone, userid, member = ARGV[4] == '1', ARGV[5], ARGV[6]
+local allOrNone, userid = ARGV[4] == '1', ARGV[5]
 local signals = prefix .. ':signals'
-local n = (#ARGV - 6) / 2
+local n = (#ARGV - 5) / 2
 local held = redis.call('HLEN', signals)
 local added, nadded, fits = {}, 0, {}
 for i = 1, n do
-  local id = ARGV[5 + 2 * i]
+  local id = ARGV[4 + 2 * i]
   if added[id] or redis.call('HEXISTS', signals, id) == 1 then
     fits[i] = 1
   elseif held + nadded >= max then
@@ -43,7 +43,7 @@ local slot = second % window
 local applied = 0
 for i = 1, n do
   if fits[i] == 1 then
-    local id, amount = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
+    local id, amount = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
     redis.call('HINCRBYFLOAT', signals, id, amount)
     local users = prefix .. ':users:' .. id
     local seen = redis.call('ZSCORE', users, userid)
@@ -65,7 +65,6 @@ if applied > 0 then
   redis.call('INCRBY', prefix .. ':version', applied)
   redis.call('PEXPIRE', prefix .. ':version', ttl)
   redis.call('PEXPIRE', signals, ttl)
-  redis.call('ZADD', index, now, member)
 end
 return fits
 `;

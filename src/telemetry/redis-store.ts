@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
 import { MAX_SIGNALS_PER_CONTEXT, type ContextView, type PresenceStore } from './presence-store.js';
 import { APPLY, VIEW } from './redis-scripts.js';
 import { bySignal, figuresOf, type SignalKind, type SignalOp, type SignalView } from './signal.js';
@@ -13,7 +13,7 @@ const COUNT_INTERVAL_MS = 5_000;
 type RawSignal = [id: string, total: string, active: number, window: string[]];
 
 interface PresenceCommands {
-  presenceApply(prefix: string, index: string, ...args: (string | number)[]): Promise<number[]>;
+  presenceApply(prefix: string, ...args: (string | number)[]): Promise<number[]>;
   presenceView(prefix: string, now: number, windowSeconds: number, only: string): Promise<[version: string, ...signals: RawSignal[]]>;
 }
 
@@ -26,19 +26,19 @@ const signalId = (kind: SignalKind, key: string) => JSON.stringify([kind, key]);
  * the request: every node, a node started late included, answers the same figures and cursor.
  */
 export class RedisPresenceStore implements PresenceStore {
-  private readonly redis: Redis & PresenceCommands;
+  private readonly redis: RedisClient & PresenceCommands;
   private contexts = 0;
   private readonly countTimer: NodeJS.Timeout;
 
   constructor(
-    url: string,
+    config: RedisConfig,
     private readonly windowSeconds: number,
     private readonly log: Logger,
   ) {
     // Requests made while connecting wait for the connection; during an outage they fail after one retry.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: (times: number) => Math.min(times * 200, 2000) }) as Redis & PresenceCommands;
+    this.redis = redisClient(config, { maxRetriesPerRequest: 1 }) as RedisClient & PresenceCommands;
     this.redis.on('error', (err: Error) => log.warn({ err: err.message }, 'presence redis connection error'));
-    this.redis.defineCommand('presenceApply', { numberOfKeys: 2, lua: APPLY });
+    this.redis.defineCommand('presenceApply', { numberOfKeys: 1, lua: APPLY });
     this.redis.defineCommand('presenceView', { numberOfKeys: 1, lua: VIEW });
     this.countTimer = setInterval(
       () =>
@@ -52,10 +52,15 @@ export class RedisPresenceStore implements PresenceStore {
 
   async apply(appId: string, contextid: string, userid: string, ops: readonly SignalOp[], allOrNone: boolean): Promise<boolean[]> {
     if (ops.length === 0) return [];
-    const args: (string | number)[] = [Date.now(), this.windowSeconds, MAX_SIGNALS_PER_CONTEXT, allOrNone ? 1 : 0, userid, member(appId, contextid)];
+    const now = Date.now();
+    const args: (string | number)[] = [now, this.windowSeconds, MAX_SIGNALS_PER_CONTEXT, allOrNone ? 1 : 0, userid];
     for (const { kind, key, amount } of ops) args.push(signalId(kind, key), amount);
-    const fits = await this.call(() => this.redis.presenceApply(this.prefix(appId, contextid), INDEX, ...args));
-    return fits.map((fit) => fit === 1);
+    const fits = (await this.call(() => this.redis.presenceApply(this.prefix(appId, contextid), ...args))).map((fit) => fit === 1);
+    const applied = allOrNone ? fits.every(Boolean) : fits.some(Boolean);
+    // The index has a slot of its own (a Redis Cluster refuses a script spanning two). It only feeds
+    // contextCount(): the operations are applied, so its failure does not fail the request.
+    if (applied) await this.redis.zadd(INDEX, now, member(appId, contextid)).catch((err: unknown) => this.log.warn({ err }, 'presence redis: indexing the context failed'));
+    return fits;
   }
 
   async view(appId: string, contextid: string, now: number): Promise<ContextView> {
@@ -77,8 +82,9 @@ export class RedisPresenceStore implements PresenceStore {
     await this.redis.quit().catch(() => undefined);
   }
 
+  /** `{…}` is a hash tag: on a Redis Cluster every key of the context is in the slot of the tag. */
   private prefix(appId: string, contextid: string): string {
-    return `${PREFIX}${member(appId, contextid)}`;
+    return `${PREFIX}{${member(appId, contextid)}}`;
   }
 
   /** The window's slots still inside it (the second they hold is later than now − window) add up to its figures. */

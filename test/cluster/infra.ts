@@ -1,5 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { freePort } from '../helpers/spawn.js';
 
@@ -7,10 +12,13 @@ import { freePort } from '../helpers/spawn.js';
 export class RedisProcess {
   private child: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly extraArgs: string[],
+  ) {}
 
-  static async start(): Promise<RedisProcess> {
-    const redis = new RedisProcess(await freePort());
+  static async start(extraArgs: string[] = []): Promise<RedisProcess> {
+    const redis = new RedisProcess(await freePort(), extraArgs);
     await redis.start();
     return redis;
   }
@@ -20,7 +28,7 @@ export class RedisProcess {
   }
 
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.extraArgs], { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
     while (!(await accepts(this.port))) {
       if (Date.now() > deadline) throw new Error('redis-server did not start');
@@ -34,6 +42,50 @@ export class RedisProcess {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
+  }
+}
+
+/** A Redis Cluster of the test's own: `size` masters on loopback, no replicas, every slot assigned. */
+export class RedisCluster {
+  private constructor(
+    readonly nodes: RedisProcess[],
+    private readonly dir: string,
+  ) {}
+
+  static async start(size = 3): Promise<RedisCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'engage-redis-cluster-'));
+    const nodes: RedisProcess[] = [];
+    for (let i = 0; i < size; i++) nodes.push(await RedisProcess.start(['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${i}.conf`), '--dir', dir]));
+    const cluster = new RedisCluster(nodes, dir);
+    const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    await eventually(
+      async () => (await Promise.all(nodes.map((n) => cluster.command(n, 'CLUSTER', 'INFO')))).every((info) => String(info).includes('cluster_state:ok')),
+      20_000,
+      'cluster_state:ok on every node',
+    );
+    return cluster;
+  }
+
+  /** A seed for REDIS_URL: the client learns the other nodes from it. */
+  get url(): string {
+    return (this.nodes[0] as RedisProcess).url;
+  }
+
+  /** One command on one node (not routed by slot). */
+  async command(node: RedisProcess, ...args: string[]): Promise<unknown> {
+    const redis = new Redis(node.url, { lazyConnect: true });
+    try {
+      await redis.connect();
+      return await redis.call(...(args as [string, ...string[]]));
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  async kill(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.kill()));
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

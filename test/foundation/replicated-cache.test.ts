@@ -123,8 +123,8 @@ describeWithRedis('ReplicatedCache across a Redis outage', () => {
 
   beforeAll(async () => {
     redis = await RedisProcess.start();
-    busA = new RedisBus(redis.url, log);
-    busB = new RedisBus(redis.url, log);
+    busA = new RedisBus({ url: redis.url, cluster: false, pubsub: 'classic' }, log);
+    busB = new RedisBus({ url: redis.url, cluster: false, pubsub: 'classic' }, log);
     expect(await busA.waitUntilConnected(5000)).toBe(true);
     expect(await busB.waitUntilConnected(5000)).toBe(true);
   });

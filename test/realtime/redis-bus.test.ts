@@ -7,7 +7,7 @@ import { freePort } from '../helpers/spawn.js';
 
 describe('RedisBus with Redis unreachable', () => {
   it('reports itself disconnected and still delivers to local handlers', async () => {
-    const bus = new RedisBus(`redis://127.0.0.1:${await freePort()}`, createLogger('silent'));
+    const bus = new RedisBus({ url: `redis://127.0.0.1:${await freePort()}`, cluster: false, pubsub: 'classic' }, createLogger('silent'));
     try {
       const seen: [string, BusMessage][] = [];
       bus.onMessage((appId, m) => seen.push([appId, m]));
@@ -35,8 +35,8 @@ for (const mode of modesWithRedis)
     beforeAll(async () => {
       redis = await RedisProcess.start();
       const log = createLogger('silent');
-      nodeA = new RedisBus(redis.url, log, mode);
-      nodeB = new RedisBus(redis.url, log, mode);
+      nodeA = new RedisBus({ url: redis.url, cluster: false, pubsub: mode }, log);
+      nodeB = new RedisBus({ url: redis.url, cluster: false, pubsub: mode }, log);
       expect(await nodeA.waitUntilConnected(5000)).toBe(true);
       expect(await nodeB.waitUntilConnected(5000)).toBe(true);
       // Recorded as plain messages: what travelled is the topic and the payload.
