@@ -74,6 +74,14 @@ export class SocketPool {
     await Promise.all(Array.from({ length: concurrency }, worker));
   }
 
+  /** Forgets every delivery counted so far (after a warm-up). */
+  reset(): void {
+    this.deliveries = 0;
+    this.lastDelivery = 0;
+    for (const samples of this.latency) samples.clear();
+    for (const first of this.firstDelivery) first.clear();
+  }
+
   closeAll(): void {
     for (const ws of this.sockets) ws.close();
     this.sockets.length = 0;

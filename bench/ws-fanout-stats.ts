@@ -26,6 +26,10 @@ export class Samples {
     if (this.size < this.values.length) this.values[this.size++] = ms;
   }
 
+  clear(): void {
+    this.size = 0;
+  }
+
   summary(): { count: number; p50: number; p99: number; max: number } {
     const sorted = this.values.slice(0, this.size).sort();
     return { count: this.size, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? Number.NaN) };

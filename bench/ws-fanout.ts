@@ -7,6 +7,7 @@
  *   ulimit -n 65536   # each side holds N sockets
  *   SOCKETS=10000 RATE=10 DURATION=10 DATABASE_URL=postgres://... tsx bench/ws-fanout.ts
  *
+ * WARMUP seconds (default 3) of posting come before each measured run, uncounted.
  * TARGETS picks the runs (default bare1,engage1,engage2,sio1,sio2; bare1 is the machine's ceiling:
  * bare uWS publishing a frame of our size, bench/uws-fanout-server.ts). With DATABASE_URL (a Postgres
  * where a fresh database is created) our server stores in Postgres, else in embedded PGlite;
@@ -25,6 +26,8 @@ const RATE = Number(process.env['RATE'] ?? 10);
 /** Each user posts at most once a second: well inside the default per-user chat budget. */
 const SPEAKERS = Math.max(10, Math.ceil(RATE));
 const DURATION = Number(process.env['DURATION'] ?? 10);
+/** Seconds of posting before the measured run, not counted: both the server and the generator run warm, whichever target goes first. */
+const WARMUP = Number(process.env['WARMUP'] ?? 3);
 const TARGETS = (process.env['TARGETS'] ?? 'bare1,engage1,engage2,sio1,sio2').split(',');
 const DATABASE_URL = process.env['DATABASE_URL'];
 
@@ -58,24 +61,14 @@ async function settledRss(pids: number[]): Promise<number> {
   return pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
 }
 
-async function measure(target: Target): Promise<Result> {
-  const pool = new SocketPool(target.dialect, target.urls.length);
-  const rssBefore = await settledRss(target.pids);
-  const connectStart = now();
-  await pool.open(target.urls, SOCKETS);
-  out(`  ${target.name}: ${SOCKETS} sockets subscribed in ${round((now() - connectStart) / 1000)} s`);
-  await sleep(3000);
-  const rssIdle = await settledRss(target.pids);
-
-  const cpuBefore = target.pids.map(cpuSeconds);
-  const genBefore = process.cpuUsage();
-  const start = now();
+/** Posts RATE messages a second for `seconds`, paced from `start`; resolves once every post is answered. */
+async function postAtRate(target: Target, seconds: number, start: number, label: string): Promise<{ posted: number; failedPosts: number; postTimes: Samples }> {
   let posted = 0;
   let failedPosts = 0;
   const posts: Promise<void>[] = [];
-  const postTimes = new Samples(RATE * DURATION);
-  await withProgress(`${target.name}: posting ${RATE}/s`, DURATION, async () => {
-    for (let i = 0; i < RATE * DURATION; i++) {
+  const postTimes = new Samples(RATE * seconds);
+  await withProgress(`${target.name}: ${label} ${RATE}/s`, seconds, async () => {
+    for (let i = 0; i < RATE * seconds; i++) {
       const due = start + (i * 1000) / RATE;
       if (due > now()) await sleep(due - now());
       const sentAt = now();
@@ -93,11 +86,36 @@ async function measure(target: Target): Promise<Result> {
     }
   });
   await Promise.all(posts);
+  return { posted, failedPosts, postTimes };
+}
+
+/** Waits until every socket has every message, or deliveries stop coming. */
+async function drained(pool: SocketPool, posted: number): Promise<void> {
   let last = -1;
   while (pool.deliveries < posted * SOCKETS && pool.deliveries !== last) {
     last = pool.deliveries;
     await sleep(2000);
   }
+}
+
+async function measure(target: Target): Promise<Result> {
+  const pool = new SocketPool(target.dialect, target.urls.length);
+  const rssBefore = await settledRss(target.pids);
+  const connectStart = now();
+  await pool.open(target.urls, SOCKETS);
+  out(`  ${target.name}: ${SOCKETS} sockets subscribed in ${round((now() - connectStart) / 1000)} s`);
+  await sleep(3000);
+  const rssIdle = await settledRss(target.pids);
+  if (WARMUP > 0) {
+    await drained(pool, (await postAtRate(target, WARMUP, now(), 'warming up,')).posted);
+    pool.reset();
+  }
+
+  const cpuBefore = target.pids.map(cpuSeconds);
+  const genBefore = process.cpuUsage();
+  const start = now();
+  const { posted, failedPosts, postTimes } = await postAtRate(target, DURATION, start, 'posting');
+  await drained(pool, posted);
   const elapsed = (Math.max(pool.lastDelivery, start + 1) - start) / 1000;
   const wall = (now() - start) / 1000;
   const gen = process.cpuUsage(genBefore);
