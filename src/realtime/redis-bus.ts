@@ -1,7 +1,7 @@
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
-import { redisClient, type PubSubMode, type RedisClient, type RedisConfig } from '../redis.js';
+import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
 import { TopicChannels } from './topic-channels.js';
 
@@ -29,7 +29,7 @@ export class RedisBus implements Bus {
   readonly kind = 'redis';
   private readonly nodeId = newId();
   private readonly local = new LocalHandlers();
-  private readonly mode: PubSubMode;
+  private readonly sharded: boolean;
   private readonly publisher: RedisClient;
   private readonly control: RedisClient;
   private readonly topicConn: RedisClient;
@@ -44,13 +44,12 @@ export class RedisBus implements Bus {
     config: RedisConfig,
     private readonly log: Logger,
   ) {
-    const mode = config.pubsub;
-    this.mode = mode;
+    this.sharded = config.pubsub === 'sharded';
     // Subscriptions are made again by this class once a connection is back, so that it knows when they are all in force.
     const subscriberOptions = { enableOfflineQueue: true, maxRetriesPerRequest: 1, autoResubscribe: false };
     this.publisher = redisClient(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.control = redisClient(config, subscriberOptions);
-    this.topicConn = redisClient(config, { ...subscriberOptions, shardedSubscribers: mode === 'sharded' });
+    this.topicConn = redisClient(config, { ...subscriberOptions, shardedSubscribers: this.sharded });
     for (const [name, conn] of [
       ['publisher', this.publisher],
       ['control', this.control],
@@ -82,8 +81,8 @@ export class RedisBus implements Bus {
       this.controlSubscribed = false;
     });
     this.control.on('message', (_channel: string, raw: string) => this.receive(raw));
-    this.topics = new TopicChannels(this.topicConn, mode, log, () => this.linkWhole());
-    this.topicConn.on(mode === 'sharded' ? 'smessage' : 'message', (_channel: string, raw: string) => {
+    this.topics = new TopicChannels(this.topicConn, config.pubsub, log, () => this.linkWhole());
+    this.topicConn.on(this.sharded ? 'smessage' : 'message', (_channel: string, raw: string) => {
       if (this.receive(raw)) busMetrics.receivedLive.inc();
     });
   }
@@ -96,7 +95,7 @@ export class RedisBus implements Bus {
   }
 
   publish(appId: string, message: BusMessage): void {
-    this.send(appId, message, topicChannel(appId, message.topic), this.mode === 'sharded');
+    this.send(appId, message, topicChannel(appId, message.topic), this.sharded);
   }
 
   broadcast(appId: string, message: BusMessage): void {

@@ -58,8 +58,8 @@ export class RedisPresenceStore implements PresenceStore {
     const fits = (await this.call(() => this.redis.presenceApply(this.prefix(appId, contextid), ...args))).map((fit) => fit === 1);
     const applied = allOrNone ? fits.every(Boolean) : fits.some(Boolean);
     // The index has a slot of its own (a Redis Cluster refuses a script spanning two). It only feeds
-    // contextCount(): the operations are applied, so its failure does not fail the request.
-    if (applied) await this.redis.zadd(INDEX, now, member(appId, contextid)).catch((err: unknown) => this.log.warn({ err }, 'presence redis: indexing the context failed'));
+    // contextCount(), read every few seconds: the request neither waits for it nor fails with it.
+    if (applied) void this.redis.zadd(INDEX, now, member(appId, contextid)).catch((err: unknown) => this.log.warn({ err }, 'presence redis: indexing the context failed'));
     return fits;
   }
 
