@@ -11,6 +11,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
+import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 
 /** The one database type every store uses: node-postgres and PGlite both satisfy it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -44,18 +45,17 @@ export async function deletedCount(q: Queryable, deletion: SQL): Promise<number>
   return found?.n ?? 0;
 }
 
-type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 /** Per database, how it runs a named statement (see `preparedRows`). */
 const namedQueries = new WeakMap<Queryable, NamedQuery>();
 const dialect = new PgDialect();
 
 /**
- * Rows of a hot statement whose text never changes, run as a named prepared statement where the
- * driver has them: Postgres parses it once per connection and, once it judges a generic plan no
- * worse, stops planning it (a chat append spent about a third of its database time planning).
- * Rows come back as node-postgres parses them by default, without drizzle's type handling, so a
- * timestamp column may come back otherwise than from `rows`. Inside a transaction it runs as
- * `rows` does.
+ * Rows of a hot statement whose text never changes, run as a named prepared statement: Postgres
+ * parses it once per connection and, once it judges a generic plan no worse, stops planning it
+ * (a chat append spent about a third of its database time planning; on PGlite, two thirds of its
+ * CPU, see pglite-named.ts). Rows come back as the driver parses them by default, without
+ * drizzle's type handling, so a timestamp column may come back otherwise than from `rows`. Inside
+ * a transaction it runs as `rows` does.
  * Behind PgBouncer in transaction mode, named statements need PgBouncer 1.21 or later.
  */
 export async function preparedRows<T>(q: Queryable, name: string, statement: SQL): Promise<T[]> {
@@ -106,6 +106,7 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     client = new PGlite(dataDir, EMBEDDED_OPTIONS);
     const db = drizzlePglite(client);
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
+    namedQueries.set(db as unknown as Db, pgliteNamedQuery(client));
     log.info({ dataDir }, 'embedded database ready, migrations applied');
     return {
       db: db as unknown as Db,
