@@ -4,16 +4,8 @@ import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 export type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 
 const { serialize } = protocol;
-
-function joined(messages: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(messages.reduce((sum, m) => sum + m.length, 0));
-  let at = 0;
-  for (const m of messages) {
-    out.set(m, at);
-    at += m.length;
-  }
-  return out;
-}
+/** What follows every bind: the same bytes each call, so made once. */
+const RUN = Buffer.concat([serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
 
 /**
  * Named statements on PGlite. Its `query` parses, describes and plans the text on every call, in
@@ -29,7 +21,7 @@ export function pgliteNamedQuery(client: PGlite): NamedQuery {
   async function prepare(name: string, text: string): Promise<number[]> {
     const known = prepared.get(name);
     if (known !== undefined) return known;
-    const described = await client.execProtocol(joined([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), { syncToFs: false });
+    const described = await client.execProtocol(Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), { syncToFs: false });
     const types = parse.parseDescribeStatementResults(described.messages);
     prepared.set(name, types);
     return types;
@@ -44,7 +36,7 @@ export function pgliteNamedQuery(client: PGlite): NamedQuery {
           const serializer = client.serializers[types[i] as number];
           return serializer === undefined ? String(value) : serializer(value);
         });
-        const { messages } = await client.execProtocol(joined([serialize.bind({ statement: name, values: params }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]), {
+        const { messages } = await client.execProtocol(Buffer.concat([serialize.bind({ statement: name, values: params }), RUN]), {
           syncToFs: true,
         });
         return { rows: parse.parseResults(messages, client.parsers)[0]?.rows ?? [] };
