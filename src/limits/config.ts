@@ -7,7 +7,9 @@ export interface Rate {
 }
 
 /** The per-user write budgets; each route that writes names the one it draws on. */
-export type WriteLimit = 'chat' | 'comments' | 'votes' | 'reports';
+export type WriteLimit = 'chat' | 'comments' | 'votes' | 'reports' | 'rooms' | 'users' | 'joins' | 'telemetry' | 'polls' | 'notifications' | 'moderation';
+
+export const WRITE_LIMITS: readonly WriteLimit[] = ['chat', 'comments', 'votes', 'reports', 'rooms', 'users', 'joins', 'telemetry', 'polls', 'notifications', 'moderation'];
 
 export interface RateLimitConfig {
   enabled: boolean;
@@ -49,6 +51,13 @@ export const RATE_LIMIT_ENV = {
   RATE_LIMIT_COMMENTS: v.optional(rate, '20/1m'),
   RATE_LIMIT_VOTES: v.optional(rate, '120/1m'),
   RATE_LIMIT_REPORTS: v.optional(rate, '20/1m'),
+  RATE_LIMIT_ROOMS: v.optional(rate, '30/1m'),
+  RATE_LIMIT_USERS: v.optional(rate, '30/1m'),
+  RATE_LIMIT_JOINS: v.optional(rate, '60/1m'),
+  RATE_LIMIT_TELEMETRY: v.optional(rate, '60/10s'),
+  RATE_LIMIT_POLLS: v.optional(rate, '60/1m'),
+  RATE_LIMIT_NOTIFICATIONS: v.optional(rate, '60/1m'),
+  RATE_LIMIT_MODERATION: v.optional(rate, '300/1m'),
   RATE_LIMIT_WS_FRAMES: v.optional(rate, '300/10s'),
 };
 
@@ -60,7 +69,19 @@ export function rateLimitConfig(e: Env): RateLimitConfig {
     trustProxy: e.TRUST_PROXY,
     authFailures: e.RATE_LIMIT_AUTH_FAILURES,
     authLockoutSeconds: e.RATE_LIMIT_AUTH_LOCKOUT,
-    writes: { chat: e.RATE_LIMIT_CHAT, comments: e.RATE_LIMIT_COMMENTS, votes: e.RATE_LIMIT_VOTES, reports: e.RATE_LIMIT_REPORTS },
+    writes: {
+      chat: e.RATE_LIMIT_CHAT,
+      comments: e.RATE_LIMIT_COMMENTS,
+      votes: e.RATE_LIMIT_VOTES,
+      reports: e.RATE_LIMIT_REPORTS,
+      rooms: e.RATE_LIMIT_ROOMS,
+      users: e.RATE_LIMIT_USERS,
+      joins: e.RATE_LIMIT_JOINS,
+      telemetry: e.RATE_LIMIT_TELEMETRY,
+      polls: e.RATE_LIMIT_POLLS,
+      notifications: e.RATE_LIMIT_NOTIFICATIONS,
+      moderation: e.RATE_LIMIT_MODERATION,
+    },
     wsFrames: e.RATE_LIMIT_WS_FRAMES,
   };
 }

@@ -46,9 +46,9 @@ export class Limits {
     return this.auth === undefined ? undefined : this.auth.failed(address);
   }
 
-  /** Throws 429 when the request's user has used up the route's write budget. */
-  write(kind: WriteLimit, ctx: RequestContext): Promise<void> | undefined {
-    return this.writes?.take(kind, ctx);
+  /** Throws 429 when the request's user (or, unknown, its address) has used up the route's write budget. */
+  write(kind: WriteLimit, ctx: RequestContext, address: () => string): Promise<void> | undefined {
+    return this.writes?.take(kind, ctx, address);
   }
 
   /** A new socket's frame budget; undefined when limits are off. */

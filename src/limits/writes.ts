@@ -2,7 +2,7 @@ import type { RedisClient } from '../redis.js';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RequestContext } from '../http/route.js';
 import type { Logger } from '../logger.js';
-import type { Rate, WriteLimit } from './config.js';
+import { WRITE_LIMITS, type Rate, type WriteLimit } from './config.js';
 import { RateLimited } from './rate-limited.js';
 import { sharedLimiter } from './store.js';
 
@@ -11,6 +11,13 @@ const REFUSALS: Record<WriteLimit, string> = {
   comments: 'Too many comments by this user.',
   votes: 'Too many votes and reactions by this user.',
   reports: 'Too many reports by this user.',
+  rooms: 'Too many rooms and conversations created or changed by this user.',
+  users: 'Too many changes to users by this user.',
+  joins: 'Too many joins, exits and session touches by this user.',
+  telemetry: 'Too many telemetry writes by this user.',
+  polls: 'Too many poll changes by this user.',
+  notifications: 'Too many notification changes by this user.',
+  moderation: 'Too many moderation and administration actions by this user.',
 };
 
 /**
@@ -52,25 +59,30 @@ class Budget {
   }
 }
 
-/** The user a write counts against: a plain user's token's own user, else the userid the request names. */
-function writer(ctx: RequestContext): string | undefined {
+/**
+ * Who a write counts against: a plain user's token's own user, else the userid the request
+ * names, else the user token's user; a client token without any of them, by its address. A
+ * server token naming no user is the deployment's own backend and is not counted.
+ */
+function writer(ctx: RequestContext, address: () => string): string | undefined {
   if (ctx.actor !== null && ctx.actor.role === 'user') return ctx.actor.userid;
   const named = ((ctx.body ?? ctx.query) as { userid?: unknown } | undefined)?.userid;
-  return typeof named === 'string' ? named : undefined;
+  if (typeof named === 'string') return named;
+  if (ctx.actor !== null) return ctx.actor.userid;
+  return ctx.scope === 'client' ? `@${address()}` : undefined;
 }
 
-/** Writes per user and application; chat per user and room. */
+/** Writes per user (or address) and application; chat per user and room. */
 export class WriteLimits {
   private readonly budgets: Record<WriteLimit, Budget>;
 
   constructor(rates: Record<WriteLimit, Rate>, redis: RedisClient | undefined, log: Logger) {
-    const budget = (kind: WriteLimit) => new Budget(kind, rates[kind], redis, log);
-    this.budgets = { chat: budget('chat'), comments: budget('comments'), votes: budget('votes'), reports: budget('reports') };
+    this.budgets = Object.fromEntries(WRITE_LIMITS.map((kind) => [kind, new Budget(kind, rates[kind], redis, log)])) as Record<WriteLimit, Budget>;
   }
 
   /** Throws RateLimited (429) when the request's user has used up the budget. */
-  async take(kind: WriteLimit, ctx: RequestContext): Promise<void> {
-    const userid = writer(ctx);
+  async take(kind: WriteLimit, ctx: RequestContext, address: () => string): Promise<void> {
+    const userid = writer(ctx, address);
     if (userid === undefined) return;
     const key = kind === 'chat' ? `${ctx.app.id}\u0000${ctx.params['roomid']}\u0000${userid}` : `${ctx.app.id}\u0000${userid}`;
     await this.budgets[kind].take(key);

@@ -35,6 +35,7 @@ export function notificationsArea(core: Core): Area {
     route({
       method: 'DELETE',
       path,
+      limit: 'notifications',
       handler: async (ctx) => {
         const removed = await store.remove(db, ctx.app.id, owner(ctx), target(ctx.params));
         if (removed[0] === undefined) throw notFound('Notification not found.');
@@ -66,6 +67,7 @@ export function notificationsArea(core: Core): Area {
         route({
           method: 'PUT',
           path: `${path}/update`,
+          limit: 'notifications',
           query: SetRead,
           handler: async (ctx) => {
             const changed = await store.setRead(db, ctx.app.id, owner(ctx), target(ctx.params), ctx.query.read);
@@ -79,6 +81,7 @@ export function notificationsArea(core: Core): Area {
       route({
         method: 'PUT',
         path: `${BASE}/notifications_all/markread`,
+        limit: 'notifications',
         query: MarkAllRead,
         handler: async (ctx) => {
           const userid = owner(ctx);

@@ -27,12 +27,13 @@ export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
   };
 
   return [
-    route({ method: 'POST', path: `${BASE}/presence/:key/heartbeat`, body: HeartbeatBody, handler: (ctx) => single(ctx, ctx.body.userid, 'presence', 1) }),
-    route({ method: 'POST', path: `${BASE}/metrics/:key/increment`, body: IncrementBody, handler: (ctx) => single(ctx, ctx.body.userid, 'metric', ctx.body.by) }),
-    route({ method: 'POST', path: `${BASE}/gauges/:key/sample`, body: SampleBody, handler: (ctx) => single(ctx, ctx.body.userid, 'gauge', ctx.body.value) }),
+    route({ method: 'POST', path: `${BASE}/presence/:key/heartbeat`, limit: 'telemetry', body: HeartbeatBody, handler: (ctx) => single(ctx, ctx.body.userid, 'presence', 1) }),
+    route({ method: 'POST', path: `${BASE}/metrics/:key/increment`, limit: 'telemetry', body: IncrementBody, handler: (ctx) => single(ctx, ctx.body.userid, 'metric', ctx.body.by) }),
+    route({ method: 'POST', path: `${BASE}/gauges/:key/sample`, limit: 'telemetry', body: SampleBody, handler: (ctx) => single(ctx, ctx.body.userid, 'gauge', ctx.body.value) }),
     route({
       method: 'POST',
       path: `${BASE}/batch`,
+      limit: 'telemetry',
       body: BatchBody,
       handler: async (ctx) => {
         const { contextid } = pathIds(ctx);

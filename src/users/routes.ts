@@ -34,6 +34,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid',
+        limit: 'users',
         body: UpsertUser,
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.params.userid as string);
@@ -50,6 +51,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'DELETE',
         path: 'user/users/:userid',
+        limit: 'users',
         handler: async (ctx) => {
           assertActingAs(ctx, ctx.params.userid as string);
           const user = await users.delete(ctx.app, ctx.params.userid as string);
@@ -84,6 +86,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/role',
+        limit: 'moderation',
         access: 'admin',
         body: SetRole,
         handler: async (ctx) => {
@@ -95,6 +98,7 @@ export function usersArea(core: Core): Area {
         route({
           method: 'POST',
           path: `user/users/:userid/${segment}`,
+          limit: 'moderation',
           access: 'admin',
           body: Effect,
           handler: async (ctx) => {
@@ -107,6 +111,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/users/:userid/globalpurge',
+        limit: 'moderation',
         access: 'admin',
         body: GlobalPurge,
         handler: async (ctx) => {

@@ -11,6 +11,7 @@ export function webhookRoutes(hooks: WebhookService): RouteDef[] {
     route({
       method: 'POST',
       path: 'webhook/hooks',
+      limit: 'moderation',
       access: 'admin',
       body: WebhookBody,
       handler: async (ctx) => {
@@ -33,6 +34,7 @@ export function webhookRoutes(hooks: WebhookService): RouteDef[] {
     route({
       method: 'PUT',
       path: 'webhook/hooks/:webhookid',
+      limit: 'moderation',
       access: 'admin',
       body: WebhookBody,
       handler: async (ctx) => {
@@ -43,6 +45,7 @@ export function webhookRoutes(hooks: WebhookService): RouteDef[] {
     route({
       method: 'DELETE',
       path: 'webhook/hooks/:webhookid',
+      limit: 'moderation',
       access: 'admin',
       handler: async (ctx) => {
         assertAdmin(ctx);

@@ -40,6 +40,7 @@ export function moderationRoutes({ events, reports, effects }: ModerationService
     route({
       method: 'POST',
       path: 'chat/moderation/queues/events/:eventid/applydecision',
+      limit: 'moderation',
       body: Decision,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -61,6 +62,7 @@ export function moderationRoutes({ events, reports, effects }: ModerationService
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/moderation/flaggedusers/:userid/applydecision',
+      limit: 'moderation',
       body: Decision,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -70,6 +72,7 @@ export function moderationRoutes({ events, reports, effects }: ModerationService
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/bounce',
+      limit: 'moderation',
       body: Bounce,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -81,6 +84,7 @@ export function moderationRoutes({ events, reports, effects }: ModerationService
       route({
         method: 'POST',
         path: `chat/rooms/:roomid/${effect}`,
+        limit: 'moderation',
         body: RoomEffect,
         handler: async (ctx) => {
           assertModerator(ctx);
@@ -92,6 +96,7 @@ export function moderationRoutes({ events, reports, effects }: ModerationService
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/commands/purge',
+      limit: 'moderation',
       body: Purge,
       handler: async (ctx) => {
         assertModerator(ctx);

@@ -71,6 +71,7 @@ export function eventRoutes({ rooms, commands, messages, reactions, views }: Eve
     route({
       method: 'PUT',
       path: 'chat/rooms/:roomid/events/:eventid',
+      limit: 'chat',
       body: Edit,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -81,6 +82,7 @@ export function eventRoutes({ rooms, commands, messages, reactions, views }: Eve
     route({
       method: 'PUT',
       path: 'chat/rooms/:roomid/events/:eventid/setdeleted',
+      limit: 'chat',
       query: SetDeleted,
       handler: async (ctx) => {
         const q = ctx.query;
@@ -92,6 +94,7 @@ export function eventRoutes({ rooms, commands, messages, reactions, views }: Eve
     route({
       method: 'DELETE',
       path: 'chat/rooms/:roomid/events/:eventid',
+      limit: 'chat',
       query: DeleteEvent,
       handler: async (ctx) => {
         // A plain user's token deletes as that user; an API token alone acts for the trusted backend.

@@ -40,18 +40,21 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/join',
+      limit: 'joins',
       body: Join,
       handler: async (ctx) => join(ctx, ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid'))),
     }),
     route({
       method: 'POST',
       path: 'chat/roomsbycustomid/:customid/join',
+      limit: 'joins',
       body: Join,
       handler: async (ctx) => join(ctx, ctx.app, await rooms.byCustomId(ctx.app, param(ctx.params, 'customid'))),
     }),
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/exit',
+      limit: 'joins',
       body: UserOnly,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -63,6 +66,7 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/sessions/:userid/touch',
+      limit: 'joins',
       handler: async (ctx) => {
         const userid = param(ctx.params, 'userid');
         assertActingAs(ctx, userid);

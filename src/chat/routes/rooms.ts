@@ -23,6 +23,7 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
     route({
       method: 'POST',
       path: 'chat/rooms',
+      limit: 'rooms',
       body: CreateRoom,
       handler: async (ctx) => {
         const ownerid = ownerFor(ctx, ctx.body.ownerid, 'ownerid', true);
@@ -63,6 +64,7 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid',
+      limit: 'rooms',
       body: UpdateRoom,
       handler: async (ctx) => {
         const room = await rooms.fresh(ctx.app, param(ctx.params, 'roomid'));
@@ -74,6 +76,7 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
     route({
       method: 'DELETE',
       path: 'chat/rooms/:roomid',
+      limit: 'moderation',
       access: 'admin',
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -84,6 +87,7 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/reset',
+      limit: 'moderation',
       access: 'admin',
       body: Reset,
       handler: async (ctx) => {
@@ -107,6 +111,7 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
     route({
       method: 'DELETE',
       path: 'chat/rooms/:roomid/events',
+      limit: 'moderation',
       access: 'admin',
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -118,6 +123,7 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
     route({
       method: 'POST',
       path: 'chat/rooms/:roomid/permissions/:userid',
+      limit: 'moderation',
       body: Permission,
       handler: async (ctx) => {
         assertModerator(ctx);

@@ -56,6 +56,7 @@ export function commentRoutes({ reader, posting, changes, feedback }: CommentSer
     route({
       method: 'PUT',
       path: COMMENT,
+      limit: 'comments',
       body: EditComment,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
@@ -65,6 +66,7 @@ export function commentRoutes({ reader, posting, changes, feedback }: CommentSer
     route({
       method: 'PUT',
       path: `${COMMENT}/setdeleted`,
+      limit: 'comments',
       query: SetDeleted,
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.query.userid);
@@ -75,6 +77,7 @@ export function commentRoutes({ reader, posting, changes, feedback }: CommentSer
     route({
       method: 'DELETE',
       path: COMMENT,
+      limit: 'comments',
       query: DeleteComment,
       handler: async (ctx) => {
         if (ctx.query.userid !== undefined) assertActingAs(ctx, ctx.query.userid);

@@ -16,6 +16,7 @@ export function conversationRoutes(conversations: Conversations): RouteDef[] {
     route({
       method: 'POST',
       path: 'comment/conversations',
+      limit: 'rooms',
       body: UpsertConversation,
       handler: async (ctx) => {
         const owneruserid = ownerFor(ctx, ctx.body.owneruserid, 'owneruserid', true);
@@ -72,6 +73,7 @@ export function conversationRoutes(conversations: Conversations): RouteDef[] {
     route({
       method: 'POST',
       path: 'comment/conversations/:conversationid/reset',
+      limit: 'moderation',
       handler: async (ctx) => {
         const conversation = await conversations.require(ctx.app, param(ctx.params, 'conversationid'));
         assertMayManage(ctx, conversation);
@@ -81,6 +83,7 @@ export function conversationRoutes(conversations: Conversations): RouteDef[] {
     route({
       method: 'DELETE',
       path: 'comment/conversations/:conversationid',
+      limit: 'moderation',
       handler: async (ctx) => {
         const conversation = await conversations.require(ctx.app, param(ctx.params, 'conversationid'));
         assertMayManage(ctx, conversation);

@@ -19,6 +19,7 @@ export function moderationRoutes(moderation: CommentModeration): RouteDef[] {
     route({
       method: 'POST',
       path: 'comment/moderation/queues/comments/:commentid/applydecision',
+      limit: 'moderation',
       body: Decision,
       handler: async (ctx) => {
         assertModerator(ctx);

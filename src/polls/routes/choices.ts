@@ -12,6 +12,7 @@ export function choiceRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'POST',
       path: 'poll/poll/:pollid/choice',
+      limit: 'polls',
       body: AddChoicesBody,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -33,6 +34,7 @@ export function choiceRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'DELETE',
       path: 'poll/poll/:pollid/choice/:choiceid',
+      limit: 'polls',
       handler: async (ctx) => {
         assertModerator(ctx);
         const choice = await polls.deleteChoice(ctx.app, param(ctx.params, 'pollid'), param(ctx.params, 'choiceid'));

@@ -11,6 +11,7 @@ export function leadRoutes(responses: ResponseService): RouteDef[] {
     route({
       method: 'POST',
       path: 'poll/poll/:pollid/lead',
+      limit: 'polls',
       body: AddLead,
       handler: async (ctx) => {
         if (ctx.body.userid !== undefined) assertActingAs(ctx, ctx.body.userid);

@@ -13,6 +13,7 @@ export function pollRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'POST',
       path: 'poll/poll/create',
+      limit: 'polls',
       body: CreatePoll,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -22,6 +23,7 @@ export function pollRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'PUT',
       path: 'poll/poll/:pollid/update',
+      limit: 'polls',
       body: UpdatePoll,
       handler: async (ctx) => {
         assertModerator(ctx);
@@ -59,6 +61,7 @@ export function pollRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'DELETE',
       path: 'poll/poll/:pollid',
+      limit: 'polls',
       handler: async (ctx) => {
         assertModerator(ctx);
         const { poll, choices } = await polls.delete(ctx.app, param(ctx.params, 'pollid'));
@@ -68,6 +71,7 @@ export function pollRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'PUT',
       path: 'poll/poll/:pollid/reset',
+      limit: 'polls',
       handler: async (ctx) => {
         assertModerator(ctx);
         const { poll, removed } = await polls.reset(ctx.app, param(ctx.params, 'pollid'));
