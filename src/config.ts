@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
 import type { RedisConfig } from './redis.js';
+import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './telemetry/limits.js';
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(0), v.maxValue(65535));
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
@@ -83,6 +84,7 @@ const EnvSchema = v.object({
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
   CORS_ORIGINS: v.optional(origins, '*'),
   ...RATE_LIMIT_ENV,
+  ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
 });
 
@@ -113,6 +115,7 @@ export type Config = {
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
   rateLimits: RateLimitConfig;
+  telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
 };
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
     corsOrigins: e.CORS_ORIGINS,
     rateLimits: rateLimitConfig(e),
+    telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,
   };
 }

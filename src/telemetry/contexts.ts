@@ -1,4 +1,4 @@
-import { MAX_SIGNALS_PER_CONTEXT } from './presence-store.js';
+import type { TelemetryLimits } from './limits.js';
 import { bySignal, Signal, type SignalKind, type SignalView } from './signal.js';
 
 export interface Operation {
@@ -23,11 +23,20 @@ const signalId = (kind: SignalKind, key: string) => `${kind}\u0000${key}`;
 export class ContextStore {
   private readonly apps = new Map<string, Map<string, Context>>();
 
-  constructor(private readonly windowSeconds: number) {}
+  constructor(
+    private readonly windowSeconds: number,
+    private readonly limits: TelemetryLimits,
+  ) {}
+
+  /** Whether the application may hold this context: it does already, or holds fewer than it may. */
+  admits(appId: string, contextid: string): boolean {
+    const contexts = this.apps.get(appId);
+    return contexts === undefined || contexts.has(contextid) || contexts.size < this.limits.contextsPerApp;
+  }
 
   /**
    * Which of these operations fit the context, in order: one that would add a signal beyond
-   * MAX_SIGNALS_PER_CONTEXT does not; one on a signal held, or added earlier in the list, does.
+   * the keys a context may hold does not; one on a signal held, or added earlier in the list, does.
    */
   fitting(appId: string, contextid: string, ops: readonly { kind: SignalKind; key: string }[]): boolean[] {
     const held = this.apps.get(appId)?.get(contextid)?.signals;
@@ -35,13 +44,18 @@ export class ContextStore {
     return ops.map(({ kind, key }) => {
       const id = signalId(kind, key);
       if (held?.has(id) === true || added.has(id)) return true;
-      if ((held?.size ?? 0) + added.size >= MAX_SIGNALS_PER_CONTEXT) return false;
+      if ((held?.size ?? 0) + added.size >= this.limits.keysPerContext) return false;
       added.add(id);
       return true;
     });
   }
 
-  apply(appId: string, contextid: string, op: Operation, now: number): void {
+  /**
+   * Applies the operation unless it would add a context or signal beyond the limits (one another
+   * node accepted while this one's view differed); answers whether it did.
+   */
+  apply(appId: string, contextid: string, op: Operation, now: number): boolean {
+    if (!this.admits(appId, contextid)) return false;
     let contexts = this.apps.get(appId);
     if (contexts === undefined) {
       contexts = new Map();
@@ -55,12 +69,14 @@ export class ContextStore {
     const id = signalId(op.kind, op.key);
     let signal = context.signals.get(id);
     if (signal === undefined) {
+      if (context.signals.size >= this.limits.keysPerContext) return false;
       signal = new Signal(op.key, op.kind, this.windowSeconds);
       context.signals.set(id, signal);
     }
     signal.apply(op.userid, op.amount, op.at, now);
     context.lastOperation = Math.max(context.lastOperation, now);
     context.version += 1;
+    return true;
   }
 
   /** Signals sorted by key then kind; empty for a context nobody has touched lately. */

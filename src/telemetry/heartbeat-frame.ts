@@ -4,15 +4,18 @@ import { badRequest, forbidden } from '../errors.js';
 import type { FrameHandler } from '../realtime/client-frames.js';
 import { trustedBackend } from '../realtime/peer.js';
 import { frameText } from '../realtime/protocol.js';
+import type { TelemetryLimits } from './limits.js';
 import { ID_MAX } from './schemas.js';
 import type { TelemetryService } from './service.js';
 
 /** `{"type":"heartbeat","contextid","key","userid"?}`: the REST presence heartbeat over the socket. */
-export const HeartbeatFrame = v.object({ type: v.literal('heartbeat'), contextid: frameText(ID_MAX), key: frameText(ID_MAX), userid: v.optional(frameText(ID_MAX)) });
+export const heartbeatFrame = (limits: TelemetryLimits) =>
+  v.object({ type: v.literal('heartbeat'), contextid: frameText(limits.contextIdLength), key: frameText(limits.keyLength), userid: v.optional(frameText(ID_MAX)) });
+type HeartbeatFrame = v.InferOutput<ReturnType<typeof heartbeatFrame>>;
 
 /** The user defaults to the user token's; a client token needs one, and acts only as its user. */
 export const heartbeatHandler =
-  (telemetry: TelemetryService): FrameHandler<v.InferOutput<typeof HeartbeatFrame>> =>
+  (telemetry: TelemetryService): FrameHandler<HeartbeatFrame> =>
   (peer, { contextid, key, userid: given }) => {
     const userid = given ?? peer.actor?.userid;
     if (userid === undefined) throw badRequest('userid is required without a user token.');

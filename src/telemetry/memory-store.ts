@@ -1,6 +1,7 @@
 import type { Bus } from '../realtime/bus.js';
 import { ContextStore, type Operation } from './contexts.js';
 import type { ContextView, PresenceStore } from './presence-store.js';
+import { tooManyContexts, type TelemetryLimits } from './limits.js';
 import type { SignalKind, SignalOp, SignalView } from './signal.js';
 import { TelemetrySync } from './sync.js';
 
@@ -16,14 +17,19 @@ export class MemoryPresenceStore implements PresenceStore {
   private readonly sync: TelemetrySync;
   private readonly evictTimer: NodeJS.Timeout;
 
-  constructor(bus: Bus, windowSeconds: number) {
-    this.contexts = new ContextStore(windowSeconds);
+  constructor(
+    bus: Bus,
+    private readonly windowSeconds: number,
+    private readonly limits: TelemetryLimits,
+  ) {
+    this.contexts = new ContextStore(windowSeconds, limits);
     this.sync = new TelemetrySync(bus, (appId, contextid, op) => this.contexts.apply(appId, contextid, op, Date.now()));
     this.evictTimer = setInterval(() => this.contexts.evictIdle(Date.now()), EVICT_INTERVAL_MS);
     this.evictTimer.unref();
   }
 
   async apply(appId: string, contextid: string, userid: string, ops: readonly SignalOp[], allOrNone: boolean): Promise<boolean[]> {
+    if (!this.contexts.admits(appId, contextid)) throw tooManyContexts(this.limits.contextsPerApp, this.windowSeconds);
     const fits = this.contexts.fitting(appId, contextid, ops);
     if (allOrNone && !fits.every(Boolean)) return fits;
     const now = Date.now();

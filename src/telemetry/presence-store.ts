@@ -1,8 +1,5 @@
 import type { SignalKind, SignalOp, SignalView } from './signal.js';
 
-/** Distinct signals (kind + key) one context may hold; more are refused. */
-export const MAX_SIGNALS_PER_CONTEXT = 100;
-
 export interface ContextView {
   /** Grows with every operation applied to the context: the snapshot's cursor. */
   version: number;
@@ -19,8 +16,9 @@ export interface ContextView {
 export interface PresenceStore {
   /**
    * Applies one user's operations that fit the context, in order: one that would add a signal
-   * beyond MAX_SIGNALS_PER_CONTEXT does not fit, one on a signal held or added earlier in the
-   * list does. With allOrNone, nothing is applied unless all fit. Answers which fitted.
+   * beyond the keys a context may hold (TelemetryLimits) does not fit, one on a signal held or
+   * added earlier in the list does. With allOrNone, nothing is applied unless all fit. Answers
+   * which fitted. Throws RateLimited (tooManyContexts) for a new context beyond the application's.
    */
   apply(appId: string, contextid: string, userid: string, ops: readonly SignalOp[], allOrNone: boolean): Promise<boolean[]>;
   /** The context's signals as of `now` (epoch ms). */

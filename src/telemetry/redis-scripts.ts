@@ -94,3 +94,20 @@ for i = 1, #fields, 2 do
 end
 return out
 `;
+
+/**
+ * KEYS[1]: the application's index of live contexts (zset contextid → last admitted, ms).
+ * ARGV: now (ms), idle (ms, contexts admitted longer ago are dropped), max contexts, contextid.
+ * Admits the context (returns 1, stamping it) when the index holds it or fewer than max; else 0.
+ */
+export const ADMIT_CONTEXT = `
+local index = KEYS[1]
+local now, idle, max, contextid = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+redis.call('ZREMRANGEBYSCORE', index, '-inf', now - idle)
+if redis.call('ZSCORE', index, contextid) or redis.call('ZCARD', index) < max then
+  redis.call('ZADD', index, now, contextid)
+  redis.call('PEXPIRE', index, idle)
+  return 1
+end
+return 0
+`;

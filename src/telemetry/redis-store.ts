@@ -1,13 +1,18 @@
 import { unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
-import { MAX_SIGNALS_PER_CONTEXT, type ContextView, type PresenceStore } from './presence-store.js';
-import { APPLY, VIEW } from './redis-scripts.js';
+import { tooManyContexts, type TelemetryLimits } from './limits.js';
+import type { ContextView, PresenceStore } from './presence-store.js';
+import { ADMIT_CONTEXT, APPLY, VIEW } from './redis-scripts.js';
 import { bySignal, figuresOf, type SignalKind, type SignalOp, type SignalView } from './signal.js';
 
 const PREFIX = 'engage:telemetry:';
 const INDEX = `${PREFIX}contexts`;
 const COUNT_INTERVAL_MS = 5_000;
+/** A context admitted this recently is not asked about again: a live context costs one check per interval, not per write. */
+const ADMITTED_FOR_MS = 5_000;
+/** Beyond this many remembered admissions the memory starts over. */
+const MAX_ADMITTED = 10_000;
 
 /** One signal as VIEW returns it: id, total, active users, the window hash flattened. */
 type RawSignal = [id: string, total: string, active: number, window: string[]];
@@ -15,6 +20,7 @@ type RawSignal = [id: string, total: string, active: number, window: string[]];
 interface PresenceCommands {
   presenceApply(prefix: string, ...args: (string | number)[]): Promise<number[]>;
   presenceView(prefix: string, now: number, windowSeconds: number, only: string): Promise<[version: string, ...signals: RawSignal[]]>;
+  presenceAdmit(index: string, now: number, idleMs: number, max: number, contextid: string): Promise<number>;
 }
 
 /** JSON of the parts: a context's key prefix and a signal's id cannot be confused with another's. */
@@ -29,10 +35,13 @@ export class RedisPresenceStore implements PresenceStore {
   private readonly redis: RedisClient & PresenceCommands;
   private contexts = 0;
   private readonly countTimer: NodeJS.Timeout;
+  /** member(appId, contextid) → when Redis last admitted it (ms). */
+  private readonly admitted = new Map<string, number>();
 
   constructor(
     config: RedisConfig,
     private readonly windowSeconds: number,
+    private readonly limits: TelemetryLimits,
     private readonly log: Logger,
   ) {
     // Requests made while connecting wait for the connection; during an outage they fail after one retry.
@@ -40,6 +49,7 @@ export class RedisPresenceStore implements PresenceStore {
     this.redis.on('error', (err: Error) => log.warn({ err: err.message }, 'presence redis connection error'));
     this.redis.defineCommand('presenceApply', { numberOfKeys: 1, lua: APPLY });
     this.redis.defineCommand('presenceView', { numberOfKeys: 1, lua: VIEW });
+    this.redis.defineCommand('presenceAdmit', { numberOfKeys: 1, lua: ADMIT_CONTEXT });
     this.countTimer = setInterval(
       () =>
         this.countContexts().catch((err: unknown) => {
@@ -53,7 +63,8 @@ export class RedisPresenceStore implements PresenceStore {
   async apply(appId: string, contextid: string, userid: string, ops: readonly SignalOp[], allOrNone: boolean): Promise<boolean[]> {
     if (ops.length === 0) return [];
     const now = Date.now();
-    const args: (string | number)[] = [now, this.windowSeconds, MAX_SIGNALS_PER_CONTEXT, allOrNone ? 1 : 0, userid];
+    await this.admit(appId, contextid, now);
+    const args: (string | number)[] = [now, this.windowSeconds, this.limits.keysPerContext, allOrNone ? 1 : 0, userid];
     for (const { kind, key, amount } of ops) args.push(signalId(kind, key), amount);
     const fits = (await this.call(() => this.redis.presenceApply(this.prefix(appId, contextid), ...args))).map((fit) => fit === 1);
     const applied = allOrNone ? fits.every(Boolean) : fits.some(Boolean);
@@ -80,6 +91,22 @@ export class RedisPresenceStore implements PresenceStore {
   async close(): Promise<void> {
     clearInterval(this.countTimer);
     await this.redis.quit().catch(() => undefined);
+  }
+
+  /**
+   * Throws tooManyContexts for a new context while the application holds as many as it may.
+   * Counted in Redis, across the cluster; nodes admitting new contexts at the same moment may
+   * pass the limit by one each.
+   */
+  private async admit(appId: string, contextid: string, now: number): Promise<void> {
+    const id = member(appId, contextid);
+    if ((this.admitted.get(id) ?? 0) > now - ADMITTED_FOR_MS) return;
+    const index = `${PREFIX}app:{${JSON.stringify(appId)}}`;
+    const idleMs = 2 * this.windowSeconds * 1000;
+    const admitted = await this.call(() => this.redis.presenceAdmit(index, now, idleMs, this.limits.contextsPerApp, contextid));
+    if (admitted !== 1) throw tooManyContexts(this.limits.contextsPerApp, this.windowSeconds);
+    if (this.admitted.size >= MAX_ADMITTED) this.admitted.clear();
+    this.admitted.set(id, now);
   }
 
   /** `{…}` is a hash tag: on a Redis Cluster every key of the context is in the slot of the tag. */

@@ -2,13 +2,12 @@ import * as v from 'valibot';
 import { assertActingAs } from '../http/auth.js';
 import { ok, route, type RequestContext, type RouteDef } from '../http/route.js';
 import { validate } from '../http/validation.js';
-import { BatchBody, BatchOp, HeartbeatBody, IncrementBody, PathIds, SampleBody } from './schemas.js';
+import type { TelemetryLimits } from './limits.js';
+import { telemetrySchemas } from './schemas.js';
 import type { TelemetryService } from './service.js';
 import type { SignalKind, SignalOp } from './signal.js';
 
 const BASE = 'telemetry/contexts/:contextid';
-
-const pathIds = (ctx: RequestContext) => validate(PathIds, ctx.params, 'path');
 
 interface BatchError {
   index: number;
@@ -16,7 +15,9 @@ interface BatchError {
   message: string;
 }
 
-export function telemetryRoutes(telemetry: TelemetryService): RouteDef[] {
+export function telemetryRoutes(telemetry: TelemetryService, limits: TelemetryLimits): RouteDef[] {
+  const { BatchBody, BatchOp, HeartbeatBody, IncrementBody, PathIds, SampleBody } = telemetrySchemas(limits);
+  const pathIds = (ctx: RequestContext) => validate(PathIds, ctx.params, 'path');
   /** Applies one operation of the user in ctx and answers with the signal it changed. */
   const single = async (ctx: RequestContext, userid: string, kind: SignalKind, amount: number) => {
     const { contextid, key } = pathIds(ctx);

@@ -2,7 +2,7 @@ import { badRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { LiveHub } from '../realtime/hub.js';
 import { topicName } from '../realtime/live.js';
-import { MAX_SIGNALS_PER_CONTEXT, type PresenceStore } from './presence-store.js';
+import type { PresenceStore } from './presence-store.js';
 import type { SignalKind, SignalOp, SignalView } from './signal.js';
 
 /** Live pushes of a context's snapshot happen at most this often. */
@@ -31,6 +31,7 @@ export class TelemetryService {
 
   constructor(
     private readonly store: PresenceStore,
+    private readonly keysPerContext: number,
     private readonly hub: LiveHub,
     private readonly log: Logger,
   ) {
@@ -42,7 +43,7 @@ export class TelemetryService {
   async record(appId: string, contextid: string, userid: string, ops: SignalOp[]): Promise<void> {
     const fits = await this.store.apply(appId, contextid, userid, ops, true);
     if (!fits.every(Boolean)) {
-      throw badRequest(`The context already has ${MAX_SIGNALS_PER_CONTEXT} signals.`, { key: `would add a signal beyond ${MAX_SIGNALS_PER_CONTEXT}` });
+      throw badRequest(`The context already has ${this.keysPerContext} signals.`, { key: `would add a signal beyond ${this.keysPerContext}` });
     }
   }
 
