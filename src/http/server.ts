@@ -195,7 +195,7 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     scope: tokenScope,
     actor,
   };
-  if (route.limit !== undefined) await deps.limits.write(route.limit, ctx, address);
+  if (route.limit !== undefined) await deps.limits.write(route.limit, ctx);
   return route.handler(ctx);
 }
 

@@ -11,6 +11,13 @@ export type WriteLimit = 'chat' | 'comments' | 'votes' | 'reports' | 'rooms' | '
 
 export const WRITE_LIMITS: readonly WriteLimit[] = ['chat', 'comments', 'votes', 'reports', 'rooms', 'users', 'joins', 'telemetry', 'polls', 'notifications', 'moderation'];
 
+/** Long-lived connections (WebSockets, event streams) per process (README, Connections). */
+export interface ConnectionLimitConfig {
+  /** WS_MAX_CONNECTIONS; unset: as many as the file-descriptor limit allows, less a reserve. */
+  max: number | undefined;
+  perAddress: number;
+}
+
 export interface RateLimitConfig {
   enabled: boolean;
   /** Proxies in front of the server whose X-Forwarded-For entries are believed (0: none). */
@@ -19,6 +26,8 @@ export interface RateLimitConfig {
   authLockoutSeconds: number;
   writes: Record<WriteLimit, Rate>;
   wsFrames: Rate;
+  /** On whatever RATE_LIMITS says: they bound what the process holds, not how fast. */
+  connections: ConnectionLimitConfig;
 }
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
@@ -41,6 +50,8 @@ const seconds = v.pipe(
   v.minValue(1, 'must be at least 1s'),
 );
 
+const count = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be at least 1'));
+
 /** The environment variables of the rate limits, with their defaults (README, Configuration). */
 export const RATE_LIMIT_ENV = {
   RATE_LIMITS: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'on'),
@@ -59,9 +70,11 @@ export const RATE_LIMIT_ENV = {
   RATE_LIMIT_NOTIFICATIONS: v.optional(rate, '60/1m'),
   RATE_LIMIT_MODERATION: v.optional(rate, '300/1m'),
   RATE_LIMIT_WS_FRAMES: v.optional(rate, '300/10s'),
+  WS_MAX_CONNECTIONS: v.optional(count),
+  WS_MAX_CONNECTIONS_PER_ADDRESS: v.optional(count, '5000'),
 };
 
-type Env = { [K in keyof typeof RATE_LIMIT_ENV]: v.InferOutput<(typeof RATE_LIMIT_ENV)[K]> };
+type Env = v.InferOutput<v.ObjectSchema<typeof RATE_LIMIT_ENV, undefined>>;
 
 export function rateLimitConfig(e: Env): RateLimitConfig {
   return {
@@ -83,5 +96,6 @@ export function rateLimitConfig(e: Env): RateLimitConfig {
       moderation: e.RATE_LIMIT_MODERATION,
     },
     wsFrames: e.RATE_LIMIT_WS_FRAMES,
+    connections: { max: e.WS_MAX_CONNECTIONS, perAddress: e.WS_MAX_CONNECTIONS_PER_ADDRESS },
   };
 }

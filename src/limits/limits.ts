@@ -3,6 +3,8 @@ import type { Logger } from '../logger.js';
 import type { RedisClient, RedisConfig } from '../redis.js';
 import { AuthFailures } from './auth-failures.js';
 import { clientAddress } from './client-address.js';
+import { connectionCaps } from './connection-caps.js';
+import { ConnectionAdmission } from './connections.js';
 import type { RateLimitConfig, WriteLimit } from './config.js';
 import { FrameBudget } from './frame-budget.js';
 import type { RateLimited } from './rate-limited.js';
@@ -15,6 +17,8 @@ import { WriteLimits } from './writes.js';
  */
 export class Limits {
   readonly enabled: boolean;
+  /** Admission of long-lived connections; on whatever RATE_LIMITS says. */
+  readonly connections: ConnectionAdmission;
   private readonly redis: RedisClient | undefined;
   private readonly auth: AuthFailures | undefined;
   private readonly writes: WriteLimits | undefined;
@@ -25,6 +29,7 @@ export class Limits {
     log: Logger,
   ) {
     this.enabled = config.enabled;
+    this.connections = new ConnectionAdmission(connectionCaps(config.connections, log));
     if (!config.enabled) return;
     this.redis = redisConfig === undefined ? undefined : limitsRedis(redisConfig, log);
     this.auth = new AuthFailures(config.authFailures, config.authLockoutSeconds, this.redis, log);
@@ -46,9 +51,9 @@ export class Limits {
     return this.auth === undefined ? undefined : this.auth.failed(address);
   }
 
-  /** Throws 429 when the request's user (or, unknown, its address) has used up the route's write budget. */
-  write(kind: WriteLimit, ctx: RequestContext, address: () => string): Promise<void> | undefined {
-    return this.writes?.take(kind, ctx, address);
+  /** Throws 429 when the request's user has used up the route's write budget. */
+  write(kind: WriteLimit, ctx: RequestContext): Promise<void> | undefined {
+    return this.writes?.take(kind, ctx);
   }
 
   /** A new socket's frame budget; undefined when limits are off. */

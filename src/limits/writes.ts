@@ -61,18 +61,18 @@ class Budget {
 
 /**
  * Who a write counts against: a plain user's token's own user, else the userid the request
- * names, else the user token's user; a client token without any of them, by its address. A
- * server token naming no user is the deployment's own backend and is not counted.
+ * names, else the user token's (moderator's, admin's) user. A client token writes only with a
+ * user token, so each of its writes is counted; a server token naming no user is the
+ * deployment's own backend and is not.
  */
-function writer(ctx: RequestContext, address: () => string): string | undefined {
+function writer(ctx: RequestContext): string | undefined {
   if (ctx.actor !== null && ctx.actor.role === 'user') return ctx.actor.userid;
   const named = ((ctx.body ?? ctx.query) as { userid?: unknown } | undefined)?.userid;
   if (typeof named === 'string') return named;
-  if (ctx.actor !== null) return ctx.actor.userid;
-  return ctx.scope === 'client' ? `@${address()}` : undefined;
+  return ctx.actor?.userid;
 }
 
-/** Writes per user (or address) and application; chat per user and room. */
+/** Writes per user and application; chat per user and room. */
 export class WriteLimits {
   private readonly budgets: Record<WriteLimit, Budget>;
 
@@ -81,8 +81,8 @@ export class WriteLimits {
   }
 
   /** Throws RateLimited (429) when the request's user has used up the budget. */
-  async take(kind: WriteLimit, ctx: RequestContext, address: () => string): Promise<void> {
-    const userid = writer(ctx, address);
+  async take(kind: WriteLimit, ctx: RequestContext): Promise<void> {
+    const userid = writer(ctx);
     if (userid === undefined) return;
     const key = kind === 'chat' ? `${ctx.app.id}\u0000${ctx.params['roomid']}\u0000${userid}` : `${ctx.app.id}\u0000${userid}`;
     await this.budgets[kind].take(key);

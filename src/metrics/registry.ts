@@ -25,6 +25,8 @@ const wsFramesSent = new ValueFamily(registry, `${PREFIX}ws_frames_sent_total`, 
   'kind',
 ]);
 
+const wsRefused = new ValueFamily(registry, `${PREFIX}ws_upgrades_refused_total`, 'WebSocket upgrades refused past a connection cap (503: the process, 429: the address)', 'counter', ['status']);
+
 export const wsMetrics = {
   connections: new ValueFamily(registry, `${PREFIX}ws_connections`, 'Open WebSocket connections', 'gauge', []).cell(),
   subscriptions: new ValueFamily(registry, `${PREFIX}ws_subscriptions`, 'Topic subscriptions held by open WebSocket connections', 'gauge', []).cell(),
@@ -38,6 +40,9 @@ export const wsMetrics = {
     'counter',
     [],
   ).cell(),
+  /** Upgrades refused past a connection cap: 503, this process is full; 429, the address is. */
+  refusedFull: wsRefused.cell('503'),
+  refusedAddress: wsRefused.cell('429'),
 };
 
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);

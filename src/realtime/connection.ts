@@ -29,11 +29,13 @@ export interface Connection {
   queue: Promise<void>;
   authTimer: NodeJS.Timeout | undefined;
   closed: boolean;
+  /** Gives the socket's place back to the connection admission (limits/connections.ts). */
+  release: () => void;
 }
 
 export type Socket = WebSocket<Connection>;
 
-export function newConnection(appId: string, address: string, frames: FrameBudget | undefined, offered: Connection['offered'], origin: string): Connection {
+export function newConnection(appId: string, address: string, frames: FrameBudget | undefined, offered: Connection['offered'], origin: string, release: () => void): Connection {
   return {
     appId,
     address,
@@ -49,6 +51,7 @@ export function newConnection(appId: string, address: string, frames: FrameBudge
     queue: Promise.resolve(),
     authTimer: undefined,
     closed: false,
+    release,
   };
 }
 

@@ -6,6 +6,7 @@ import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
 import { statusLine } from '../http/status.js';
+import type { Admission } from '../limits/connections.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
@@ -39,6 +40,17 @@ function refuseUpgrade(res: HttpResponse, status: number, message: string): void
       .writeStatus(statusLine(status))
       .writeHeader('content-type', 'application/json; charset=utf-8')
       .end(envelope(status, message, null)),
+  );
+}
+
+/** Past a connection cap: answered at once, with when to retry, and the connection closed so it holds no descriptor. */
+function refuseConnection(res: HttpResponse, refusal: Extract<Admission, { admitted: false }>): void {
+  res.cork(() =>
+    res
+      .writeStatus(statusLine(refusal.status))
+      .writeHeader('content-type', 'application/json; charset=utf-8')
+      .writeHeader('retry-after', String(refusal.retryAfter))
+      .end(envelope(refusal.status, refusal.message, { retryafter: refusal.retryAfter }), true),
   );
 }
 
@@ -107,6 +119,7 @@ export class Endpoint {
       },
       close: (ws) => {
         const conn = ws.getUserData();
+        conn.release();
         conn.closed = true;
         clearTimeout(conn.authTimer);
         this.deps.subscriptions.closed(ws);
@@ -127,27 +140,43 @@ export class Endpoint {
     this.backpressure.sweep(this.sockets, (ws) => closeSocket(ws, CLOSE.slowConsumer, 'slow consumer'));
   }
 
-  /** An upgrade for an application that does not exist is refused at once, in the envelope, before it holds a socket. */
+  /**
+   * Past a connection cap, or for an application that does not exist, an upgrade is refused at
+   * once, in the envelope, before it holds a socket. The admission holds the place from here to
+   * the socket's close.
+   */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     const { limits } = this.deps;
     const address = limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), req.getHeader('x-forwarded-for'));
+    const admission = limits.connections.admit(address);
+    if (!admission.admitted) {
+      (admission.status === 503 ? wsMetrics.refusedFull : wsMetrics.refusedAddress).inc();
+      return refuseConnection(res, admission);
+    }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
     const jwt = bearer ?? req.getQuery('jwt') ?? '';
-    const conn = newConnection(req.getParameter(0) ?? '', address, limits.frameBudget(), token === '' ? undefined : { token, jwt }, req.getHeader('origin'));
+    const conn = newConnection(req.getParameter(0) ?? '', address, limits.frameBudget(), token === '' ? undefined : { token, jwt }, req.getHeader('origin'), admission.release);
     const key = req.getHeader('sec-websocket-key');
     const protocol = req.getHeader('sec-websocket-protocol');
     const extensions = req.getHeader('sec-websocket-extensions');
     let aborted = false;
-    res.onAborted(() => (aborted = true));
+    res.onAborted(() => {
+      aborted = true;
+      admission.release();
+    });
     this.deps.apps.get(conn.appId).then(
       (app) => {
         if (aborted) return;
-        if (app === undefined) return refuseUpgrade(res, 404, `No application ${conn.appId}.`);
+        if (app === undefined) {
+          admission.release();
+          return refuseUpgrade(res, 404, `No application ${conn.appId}.`);
+        }
         res.cork(() => res.upgrade(conn, key, protocol, extensions, context));
       },
       (err: unknown) => {
         if (aborted) return;
+        admission.release();
         if (isDatabaseUnavailable(err)) return refuseUpgrade(res, 503, 'The database is unavailable; try again shortly.');
         this.deps.log.error({ err }, 'websocket upgrade failed');
         refuseUpgrade(res, 500, 'Internal server error.');

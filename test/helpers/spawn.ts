@@ -35,13 +35,15 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts the real server (src/main.ts, of this checkout unless `root` names another) as its own process on a free loopback port. It uses
- * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database.
+ * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database. `launcher` runs Node
+ * (e.g. `['prlimit', '--nofile=1024:1024']`).
  */
-export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE, root = ROOT): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
   const port = await freePort();
   const dataDir = env['DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'engage-test-'));
   const ownsDataDir = env['DATA_DIR'] === undefined;
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...entry], {
+  const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...entry] as [string, ...string[]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { newApp, uid, type Client } from '../helpers/api.js';
+import { ownServerForSuite } from '../helpers/own-server.js';
+import { clientToken, rssOf, signedIn } from './helpers.js';
+
+const MAX_CONTEXTS = 200;
+const MB = 1024 * 1024;
+
+/** A batch of `ops` increments on new keys of `keyLength` characters. */
+const newKeys = (ops: number, keyLength: number) => Array.from({ length: ops }, (_, i) => ({ op: 'increment', key: `${uid('k')}-${i}-`.padEnd(keyLength, 'k'), by: 1 }));
+const batch = (api: Client, userid: string, contextid: string, ops: unknown[]) => api.post(`telemetry/contexts/${contextid}/batch`, { userid, ops });
+
+describe('telemetry under a flood', () => {
+  const own = ownServerForSuite({ TELEMETRY_MAX_CONTEXTS: String(MAX_CONTEXTS) });
+
+  it('one user sending batches of 100 new keys to new contexts from 8 connections is refused 429 past its budget; memory and /healthz hold', async () => {
+    const token = await clientToken(own.app, own.server.url);
+    const userid = uid('flooder');
+    const api = await signedIn(own.app, own.server.url, token, userid);
+    const pid = own.server.process.pid as number;
+    const before = rssOf(pid);
+    const statuses = new Map<number, number>();
+    let retryAfterSeen = 0;
+    let sent = 0;
+    const deadline = Date.now() + 6000;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < deadline && sent < 1200) {
+          sent += 1;
+          const res = await batch(api, userid, `${uid('ctx')}-`.padEnd(120, 'c'), newKeys(100, 120));
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 429 && Number(res.headers.get('retry-after')) >= 1) retryAfterSeen += 1;
+        }
+      }),
+    );
+    const started = performance.now();
+    expect((await fetch(`${own.server.url}/healthz`)).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1000);
+    // The default budget (RATE_LIMIT_TELEMETRY, 60 in 10 s) is all that got through.
+    expect(statuses.get(200) ?? 0).toBeLessThanOrEqual(60);
+    expect(statuses.get(429) ?? 0).toBeGreaterThan(0);
+    expect(retryAfterSeen).toBe(statuses.get(429));
+    expect([...statuses.keys()].sort()).toEqual([200, 429]);
+    expect(rssOf(pid) - before).toBeLessThan(100 * MB);
+  }, 60_000);
+
+  it('many users together fill the application’s contexts up to TELEMETRY_MAX_CONTEXTS, then a new context is 429 and a held one still takes writes', async () => {
+    const app = await newApp({}, own.server.url);
+    const token = await clientToken(app, own.server.url);
+    const users = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const userid = uid('fan');
+        return { userid, api: await signedIn(app, own.server.url, token, userid) };
+      }),
+    );
+    const statuses: number[] = [];
+    let contextsMessage = '';
+    let held = '';
+    await Promise.all(
+      users.map(async ({ userid, api }) => {
+        for (let i = 0; i < 10; i++) {
+          const contextid = uid('ctx');
+          const res = await batch(api, userid, contextid, newKeys(5, 20));
+          statuses.push(res.status);
+          if (res.status === 200) held = contextid;
+          if (res.status === 429) {
+            contextsMessage = res.body.message;
+            expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+          }
+        }
+      }),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(MAX_CONTEXTS);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(300 - MAX_CONTEXTS);
+    expect(contextsMessage).toMatch(/^Too many live telemetry contexts/);
+    const first = users[0] as (typeof users)[number];
+    const again = await batch(first.api, first.userid, held, [{ op: 'increment', key: 'goals', by: 1 }]);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ accepted: 1, rejected: 0 });
+  }, 60_000);
+
+  it('refuses keys and context ids past their length, batches past their size and signals past the context’s, naming the field', async () => {
+    const token = await clientToken(own.app, own.server.url);
+    const userid = uid('u');
+    const api = await signedIn(own.app, own.server.url, token, userid);
+    const contextid = uid('ctx');
+    const tooLongKey = await batch(api, userid, contextid, [
+      { op: 'increment', key: 'k'.repeat(129) },
+      { op: 'increment', key: 'fine' },
+    ]);
+    expect(tooLongKey.status).toBe(200);
+    expect(tooLongKey.body.data).toMatchObject({ accepted: 1, rejected: 1, errors: [{ index: 0, field: 'key' }] });
+    const tooLongContext = await batch(api, userid, 'c'.repeat(129), [{ op: 'increment', key: 'k' }]);
+    expect(tooLongContext.status).toBe(400);
+    expect(tooLongContext.body.errors.contextid).toBeDefined();
+    const tooBig = await batch(api, userid, contextid, newKeys(101, 10));
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.errors.ops).toMatch(/at most 100/);
+    const filled = await batch(api, userid, contextid, newKeys(100, 10));
+    expect(filled.body.data).toMatchObject({ accepted: 99, rejected: 1, errors: [{ index: 99, field: 'key' }] });
+    const single = await api.post(`telemetry/contexts/${contextid}/metrics/${'m'.repeat(20)}/increment`, { userid });
+    expect(single.status).toBe(400);
+    expect(single.body.errors.key).toMatch(/beyond 100/);
+  });
+});
