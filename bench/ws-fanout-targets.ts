@@ -32,7 +32,9 @@ function profiling(): string[] {
  */
 export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number): Promise<Target> {
   const servers: SpawnedServer[] = [];
-  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...env }, [...COLLECTABLE, ...FROM_SOURCE]));
+  // Every bench socket comes from this one address: the per-address cap would refuse most.
+  const oneAddress = { WS_MAX_CONNECTIONS_PER_ADDRESS: '1000000' };
+  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...oneAddress, ...env }, [...COLLECTABLE, ...FROM_SOURCE]));
   const app = await benchApp((servers[0] as SpawnedServer).url);
   const roomid = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).id;
   const users = await joinSpeakers(app, roomid, speakers);

@@ -61,12 +61,12 @@ class Budget {
 
 /**
  * Who a write counts against: a plain user's token's own user, else the userid the request
- * names, else the user token's (moderator's, admin's) user. A client token writes only with a
- * user token, so each of its writes is counted; a server token naming no user is the
- * deployment's own backend and is not.
+ * names, else the user token's (moderator's, admin's) user; moderation always counts against
+ * the moderator, whoever it acts on. A client token writes only with a user token, so each of
+ * its writes is counted; a server token naming no user is the deployment's own backend and is not.
  */
-function writer(ctx: RequestContext): string | undefined {
-  if (ctx.actor !== null && ctx.actor.role === 'user') return ctx.actor.userid;
+function writer(kind: WriteLimit, ctx: RequestContext): string | undefined {
+  if (ctx.actor !== null && (ctx.actor.role === 'user' || kind === 'moderation')) return ctx.actor.userid;
   const named = ((ctx.body ?? ctx.query) as { userid?: unknown } | undefined)?.userid;
   if (typeof named === 'string') return named;
   return ctx.actor?.userid;
@@ -82,7 +82,7 @@ export class WriteLimits {
 
   /** Throws RateLimited (429) when the request's user has used up the budget. */
   async take(kind: WriteLimit, ctx: RequestContext): Promise<void> {
-    const userid = writer(ctx);
+    const userid = writer(kind, ctx);
     if (userid === undefined) return;
     const key = kind === 'chat' ? `${ctx.app.id}\u0000${ctx.params['roomid']}\u0000${userid}` : `${ctx.app.id}\u0000${userid}`;
     await this.budgets[kind].take(key);

@@ -8,9 +8,23 @@ describe('rate limit configuration', () => {
       trustProxy: 0,
       authFailures: { points: 30, seconds: 60 },
       authLockoutSeconds: 300,
-      writes: { chat: { points: 30, seconds: 10 }, comments: { points: 20, seconds: 60 }, votes: { points: 120, seconds: 60 }, reports: { points: 20, seconds: 60 } },
+      writes: {
+        chat: { points: 30, seconds: 10 },
+        comments: { points: 20, seconds: 60 },
+        votes: { points: 120, seconds: 60 },
+        reports: { points: 20, seconds: 60 },
+        rooms: { points: 30, seconds: 60 },
+        users: { points: 30, seconds: 60 },
+        joins: { points: 60, seconds: 60 },
+        telemetry: { points: 60, seconds: 10 },
+        polls: { points: 60, seconds: 60 },
+        notifications: { points: 60, seconds: 60 },
+        moderation: { points: 300, seconds: 60 },
+      },
       wsFrames: { points: 300, seconds: 10 },
+      connections: { max: undefined, perAddress: 5000 },
     });
+    expect(loadConfig({}).telemetryLimits).toEqual({ contextsPerApp: 1000, keysPerContext: 100, keyLength: 128, contextIdLength: 128, opsPerBatch: 100 });
   });
 
   it('reads rates as points/window and RATE_LIMITS=off', () => {
@@ -28,5 +42,7 @@ describe('rate limit configuration', () => {
     expect(() => loadConfig({ RATE_LIMIT_COMMENTS: '0/1m' })).toThrow(/RATE_LIMIT_COMMENTS must allow at least 1/);
     expect(() => loadConfig({ RATE_LIMITS: 'no' })).toThrow(/RATE_LIMITS must be on or off/);
     expect(() => loadConfig({ RATE_LIMIT_AUTH_LOCKOUT: '5' })).toThrow(/RATE_LIMIT_AUTH_LOCKOUT must be a duration/);
+    expect(() => loadConfig({ WS_MAX_CONNECTIONS_PER_ADDRESS: '0' })).toThrow(/WS_MAX_CONNECTIONS_PER_ADDRESS must be at least 1/);
+    expect(() => loadConfig({ TELEMETRY_MAX_KEY_LENGTH: '251' })).toThrow(/TELEMETRY_MAX_KEY_LENGTH must be at most 250/);
   });
 });
