@@ -82,6 +82,7 @@ const EnvSchema = v.object({
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
+  WEBHOOK_MAX_HOOKS: v.optional(positiveInt, '50'),
   CORS_ORIGINS: v.optional(origins, '*'),
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
@@ -112,6 +113,8 @@ export type Config = {
   webhookLogRetentionSeconds: number;
   /** Refuse webhook URLs that resolve to loopback or private addresses, at save and at delivery. */
   webhookDenyPrivate: boolean;
+  /** Webhooks one application may have. */
+  webhookMaxHooks: number;
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
   rateLimits: RateLimitConfig;
@@ -152,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
     webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
+    webhookMaxHooks: e.WEBHOOK_MAX_HOOKS,
     corsOrigins: e.CORS_ORIGINS,
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),

@@ -18,7 +18,7 @@ export function webhooksArea(core: Core): Area {
   const registry = new HookRegistry({ db, bus: core.bus });
   const deliveries = startDeliveries(core, log, (appId) => registry.changed(appId));
   metricSources.webhooks({ queued: () => outboxDepth(db), disabled: () => disabledByFailures(db, config.webhookFailureLimit) });
-  const hooks = new WebhookService({ db, registry, denyPrivate: config.webhookDenyPrivate });
+  const hooks = new WebhookService({ db, registry, denyPrivate: config.webhookDenyPrivate, maxHooks: config.webhookMaxHooks });
   // Prepublish hooks are sent from this thread.
   if (config.webhookDenyPrivate) denyPrivateReceivers();
   core.hooks.add(new WebhookPublishHook({ db, apps: core.apps, registry, deliveries, failureLimit: config.webhookFailureLimit, log }));

@@ -27,6 +27,8 @@ export interface WebhookServiceDeps {
   registry: Pick<HookRegistry, 'changed'>;
   /** WEBHOOK_DENY_PRIVATE: a hook's URL must not resolve to a loopback or private address. */
   denyPrivate: boolean;
+  /** WEBHOOK_MAX_HOOKS: hooks per application (every matching event is delivered once per hook). */
+  maxHooks: number;
 }
 
 /** Webhook records and their delivery log; every change drops the cached copies on every node. */
@@ -35,6 +37,10 @@ export class WebhookService {
 
   async createOrReplace(app: Application, input: WebhookInput): Promise<{ hook: Webhook; inserted: boolean }> {
     await this.assertReceiverAllowed(input.url);
+    const held = await store.hooksOf(this.deps.db, app.id);
+    if (held.length >= this.deps.maxHooks && !held.some((h) => h.label === input.label)) {
+      throw conflict(`The application already has ${this.deps.maxHooks} webhooks; delete one or replace one by its label.`, { label: `would add a webhook beyond ${this.deps.maxHooks}` });
+    }
     const result = await store.upsertByLabel(this.deps.db, newId(), app.id, fields(input));
     this.deps.registry.changed(app.id);
     return result;

@@ -44,7 +44,11 @@ describe('every write a client token can repeat has a budget', () => {
   const asAdmin = (userid: string) => as(userid, 'admin');
 
   it('room and conversation creation (RATE_LIMIT_ROOMS)', async () => {
-    await expectBudget((api, userid, i) => (i % 2 === 0 ? api.post('chat/rooms', { name: uid('room'), ownerid: userid }) : api.post('comment/conversations', { conversationid: uid('c'), property: 'p', moderation: 'post' })), as);
+    await expectBudget(
+      (api, userid, i) =>
+        i % 2 === 0 ? api.post('chat/rooms', { name: uid('room'), ownerid: userid }) : api.post('comment/conversations', { conversationid: uid('c'), property: 'p', moderation: 'post' }),
+      as,
+    );
   });
 
   it('user create and update (RATE_LIMIT_USERS)', async () => {
@@ -57,7 +61,13 @@ describe('every write a client token can repeat has a budget', () => {
   });
 
   it('telemetry writes (RATE_LIMIT_TELEMETRY)', async () => {
-    await expectBudget((api, userid, i) => (i % 2 === 0 ? api.post(`telemetry/contexts/${uid('ctx')}/batch`, { userid, ops: [{ op: 'heartbeat', key: 'here' }] }) : api.post(`telemetry/contexts/${uid('ctx')}/presence/here/heartbeat`, { userid })), as);
+    await expectBudget(
+      (api, userid, i) =>
+        i % 2 === 0
+          ? api.post(`telemetry/contexts/${uid('ctx')}/batch`, { userid, ops: [{ op: 'heartbeat', key: 'here' }] })
+          : api.post(`telemetry/contexts/${uid('ctx')}/presence/here/heartbeat`, { userid }),
+      as,
+    );
   });
 
   it('poll writes (RATE_LIMIT_POLLS)', async () => {
