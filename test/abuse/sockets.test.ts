@@ -6,9 +6,10 @@ import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 
 // Loopback answers every 127.x.y.z: a client bound to 127.0.0.2 is "another address" to the server.
 const OTHER_ADDRESS = '127.0.0.2';
-const FILE_LIMIT = 1024;
-/** As many sockets as the file-descriptor limit, and a quarter more. */
-const ASKED = 1300;
+// Scaled down for CI; the issue's figures: SOCKETS_FILE_LIMIT=4096 SOCKETS_ASKED=5096.
+const FILE_LIMIT = Number(process.env['SOCKETS_FILE_LIMIT'] ?? 1024);
+/** More sockets than the file-descriptor limit allows. */
+const ASKED = Number(process.env['SOCKETS_ASKED'] ?? 1300);
 
 interface Outcome {
   kind: 'open' | 'refused' | 'error';
@@ -69,6 +70,7 @@ describe(`sockets under a file-descriptor limit of ${FILE_LIMIT}`, () => {
     // Every upgrade was answered: none hung, none failed without an answer.
     expect(open.length + refused.length).toBe(ASKED);
     expect(open.length).toBeLessThan(FILE_LIMIT - 200);
+    console.log(`${ASKED} asked: ${open.length} open, ${refused.length} refused (slowest answer ${Math.round(Math.max(...outcomes.map((o) => o.ms)))} ms)`);
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(r.status).toBe(503);
@@ -89,6 +91,7 @@ describe(`sockets under a file-descriptor limit of ${FILE_LIMIT}`, () => {
     const rest = await timed(`/api/v3/${app.appid}/chat/rooms`, { 'x-api-token': app.token });
     expect(rest.status).toBe(200);
     expect(rest.ms).toBeLessThan(1000);
+    console.log(`from another address: /healthz ${Math.round(health.ms)} ms, REST ${Math.round(rest.ms)} ms`);
     await dispatcher.close();
 
     // ...and a socket asked for while the process is full is refused at once, not left hanging.
