@@ -11,18 +11,20 @@ import { PageCache } from './services/page-cache.js';
 import { Posting } from './services/posting.js';
 import { Publishing } from './services/publishing.js';
 import { Reader } from './services/reading.js';
+import { TallyWriter } from './services/tally-writer.js';
 
 /** Comment conversations, comments and replies, votes, reactions, reports and their moderation queue. */
 export function commentsArea(core: Core): Area {
   const { db, bus, users, hooks, log } = core;
   const cache = new PageCache(bus);
-  const conversations = new Conversations({ db, cache, users });
+  const tallies = new TallyWriter({ db, log, shown: core.config.reactionUsersShown });
+  const conversations = new Conversations({ db, cache, users, tallies });
   const reader = new Reader({ db, users, cache, conversations });
   const publishing = new Publishing({ bus, cache, hooks, reader });
   const writer = new CommentWriter({ db, log });
   const posting = new Posting({ db, users, cache, conversations, reader, writer, publishing });
   const changes = new Changes({ db, users, cache, reader, publishing });
-  const feedback = new Feedback({ db, users, conversations, publishing });
+  const feedback = new Feedback({ db, users, conversations, publishing, tallies });
   const moderation = new CommentModeration({ db, conversations, reader, publishing });
   core.topics.register('conversation', {
     doc: {
