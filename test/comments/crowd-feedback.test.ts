@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, newApp, uid, type Client, type Response } from '../helpers/api.js';
 import { connect } from '../realtime/ws-client.js';
-import { inBatches, newConversation, postComment } from './helpers.js';
+import { allPages, inBatches, newConversation, postComment } from './helpers.js';
 
 /**
  * A crowd on one comment or conversation: votes and reactions arriving together are written in
@@ -97,6 +97,9 @@ describe('a crowd on one comment', () => {
     expect(listed(typed(got.votes, 'down')).every((u) => switched.has(u))).toBe(true);
     expect(typed(got.votes, 'up')?.users).toHaveLength(SHOWN);
     expect(typed(got.votes, 'down')?.users).toHaveLength(SHOWN);
+    const down = await allPages(api, `comment/conversations/${c.conversationid}/comments/${comment.id}/votes`, 'vote=down&limit=15', 'users');
+    expect(new Set(down.map((u) => u.userid))).toEqual(switched);
+    expect(down).toHaveLength(40);
   });
 
   it('300 concurrent likes, then half taken back: exact likecount, the latest likers listed, answers under 4 KB', async () => {
@@ -127,6 +130,16 @@ describe('a crowd on one comment', () => {
     // A page lists the same bounded comment.
     const page = await api.get(`comment/conversations/${c.conversationid}/comments`);
     expect(page.body.data.comments[0].reactions).toEqual(got.reactions);
+
+    // The full list is read in pages, newest first: the 150 who stayed, each once, the listed ones first.
+    const everyone = await allPages(api, `comment/conversations/${c.conversationid}/comments/${comment.id}/reactions`, 'reaction=like&limit=40', 'users');
+    expect(everyone).toHaveLength(150);
+    expect(new Set(everyone.map((u) => u.userid))).toEqual(staying);
+    expect(everyone.slice(0, SHOWN).map((u) => u.userid)).toEqual(listed(like).reverse());
+    expect(everyone[0]).toEqual({ userid: expect.any(String), handle: expect.any(String), displayname: expect.stringMatching(/^Fan /), type: 'like', added: expect.any(String) });
+    expect((await api.get(`comment/conversations/${c.conversationid}/comments/${comment.id}/reactions?reaction=hug`)).body.errors.reaction).toBeDefined();
+    expect((await api.get(`comment/conversations/${c.conversationid}/comments/${comment.id}/reactions?cursor=garbage`)).status).toBe(400);
+    expect((await api.get(`comment/conversations/${c.conversationid}/comments/${uid('x')}/reactions`)).status).toBe(404);
   });
 
   it('a fan whose like is older than the latest ones still sees it in their answer', async () => {
@@ -165,5 +178,7 @@ describe('a crowd on one conversation', () => {
     expect(got.reactions[0].users).toHaveLength(SHOWN);
     const repeat = await api.post(path, { userid: crowd[0], reaction: 'like', reacted: true });
     expect(repeat.body.data.likecount).toBe(200);
+    const everyone = await allPages(api, `comment/conversations/${c.conversationid}/reactions`, 'limit=200', 'users');
+    expect(new Set(everyone.map((u) => u.userid))).toEqual(new Set(crowd));
   });
 });

@@ -143,3 +143,15 @@ export async function latestUsers(q: Queryable, t: TallyRows, target: string, ty
   for (const r of found) latest.get(r.type)?.push(r.user_id);
   return latest;
 }
+
+/** A page of the users who took one type, newest first, after (added, user) of the last page's last row. */
+export async function pageUsers(q: Queryable, t: TallyRows, target: string, type: string, after: { a: string; i: string } | undefined, limit: number): Promise<{ userId: string; added: Date }[]> {
+  const found = await rows<{ user_id: string; added: Date | string }>(
+    q,
+    sql`select r.${name(t.user)} as user_id, r.${name(t.added)} as added from ${t.table} r
+      where r.${name(t.target)} = ${target} and r.${name(t.type)} = ${type}
+      ${after === undefined ? sql`` : sql`and (r.${name(t.added)}, r.${name(t.user)}) < (${after.a}::timestamptz, ${after.i})`}
+      order by r.${name(t.added)} desc, r.${name(t.user)} desc limit ${limit}`,
+  );
+  return found.map((r) => ({ userId: r.user_id, added: asDate(r.added) as Date }));
+}
