@@ -45,7 +45,8 @@ export async function crowdCommentLoads(crowd: Crowd, name: CrowdCommentLoad, co
   const base = { method: 'POST' as const, headers, connections, durationSeconds };
   if (name === 'post') return { ...base, url: app.url(`chat/rooms/${crowd.roomid}/command`), bodies: each((userid) => ({ userid, command: 'what a goal' })) };
   if (name === 'pollvote') {
-    const poll = await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'man of the match' });
+    // Unlimited responses per user: past FANS requests a fan's vote is written again rather than refused.
+    const poll = await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'man of the match', maxtotalresponsesperuser: 0 });
     const choices = await app.call<{ id: string }[]>('POST', `poll/poll/${poll.id}/choice`, { choices: [{ title: 'A' }, { title: 'B' }] });
     const choiceid = (choices[0] as { id: string }).id;
     return { ...base, url: app.url(`poll/poll/${poll.id}/response`), bodies: each((userid) => ({ userid, choiceid })) };

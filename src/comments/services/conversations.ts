@@ -115,8 +115,7 @@ export class Conversations {
    */
   async react(app: Application, conversationId: string, userId: string, reaction: string, reacted: boolean): Promise<Conversation> {
     await this.deps.users.require(app, userId);
-    const conversation = await this.require(app, conversationId);
-    const { row, own } = await this.deps.tallies.reactToConversation(conversation.key, { userId, type: reaction, on: reacted });
+    const { row, own } = await this.deps.tallies.reactToConversation(app.id, conversationId, { userId, type: reaction, on: reacted });
     if (row === undefined) throw notFound(`Conversation ${conversationId} not found.`);
     this.changedOnce(app, row);
     return { ...row, reactions: withOwn(row.reactions, own, userId, (u) => u === userId) };

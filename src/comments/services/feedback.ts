@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client.js';
 import type { UserService } from '../../users/service.js';
 import type { VoteValue } from '../schemas.js';
 import { insertReport, lockComment, retallyReports, updateComment } from '../store/comments.js';
-import type { Comment, Conversation, LiveType } from '../types.js';
+import type { Comment, CommentIn, Conversation, LiveType } from '../types.js';
 import { entryOf, type CommentView } from '../views.js';
 import type { Conversations } from './conversations.js';
 import type { Publishing } from './publishing.js';
@@ -26,33 +26,35 @@ export class Feedback {
 
   /** One user's vote: up, down, or none/'' to take it back. */
   async vote(app: Application, conversationId: string, commentId: string, userId: string, value: VoteValue): Promise<CommentView> {
-    const conversation = await this.deps.conversations.require(app, conversationId);
     const user = await this.deps.users.require(app, userId);
-    const done = await this.deps.tallies.vote(conversation.key, commentId, userId, value === 'up' || value === 'down' ? value : '');
-    const view = await this.announced(app, conversation, 'comment.voted', done.row, commentId);
+    const done = await this.deps.tallies.vote(app.id, conversationId, commentId, { userId, vote: value === 'up' || value === 'down' ? value : '' });
+    const view = await this.announced(app, conversationId, commentId, 'comment.voted', done.row);
     return { ...view, votes: withOwn(view.votes, done.own, entryOf(user), (u) => u.userid === userId) };
   }
 
   /** Adds (reacted true) or removes one user's reaction. */
   async react(app: Application, conversationId: string, commentId: string, userId: string, reaction: string, reacted: boolean): Promise<CommentView> {
-    const conversation = await this.deps.conversations.require(app, conversationId);
     const user = await this.deps.users.require(app, userId);
-    const done = await this.deps.tallies.reactToComment(conversation.key, commentId, { userId, type: reaction, on: reacted });
-    const view = await this.announced(app, conversation, 'comment.reacted', done.row, commentId);
-    if (done.added) this.deps.publishing.reacted(app, conversation, view, userId);
+    const done = await this.deps.tallies.reactToComment(app.id, conversationId, commentId, { userId, type: reaction, on: reacted });
+    const view = await this.announced(app, conversationId, commentId, 'comment.reacted', done.row);
+    if (done.added && done.row !== undefined) this.deps.publishing.reacted(app, done.row.conversation, view, userId);
     return { ...view, reactions: withOwn(view.reactions, done.own, entryOf(user), (u) => u.userid === userId) };
   }
 
   /**
    * The comment after a batch, rendered and announced once for all the batch's requests (they
    * share the row object): the page caches are dropped and subscribers get one push per batch.
+   * 404 naming the conversation or the comment when the batch found no such comment.
    */
-  private announced(app: Application, conversation: Conversation, type: LiveType, row: Comment | undefined, commentId: string): Promise<CommentView> {
-    if (row === undefined) return this.deps.publishing.announceUpdate(app, conversation, type, row, commentId);
-    let view = this.batchViews.get(row);
+  private async announced(app: Application, conversationId: string, commentId: string, type: LiveType, row: CommentIn | undefined): Promise<CommentView> {
+    if (row === undefined) {
+      const conversation = await this.deps.conversations.require(app, conversationId);
+      return this.deps.publishing.announceUpdate(app, conversation, type, undefined, commentId);
+    }
+    let view = this.batchViews.get(row.comment);
     if (view === undefined) {
-      view = this.deps.publishing.announceUpdate(app, conversation, type, row, commentId);
-      this.batchViews.set(row, view);
+      view = this.deps.publishing.announceUpdate(app, row.conversation, type, row.comment, commentId);
+      this.batchViews.set(row.comment, view);
     }
     return view;
   }

@@ -3,10 +3,10 @@ import { KeyedBatcher } from '../../db/keyed-batcher.js';
 import type { Tally } from '../../db/schema/comments.js';
 import type { Logger } from '../../logger.js';
 import { commitMetrics } from '../../metrics/registry.js';
-import { lockComment, updateComment } from '../store/comments.js';
+import { lockCommentOf, updateComment } from '../store/comments.js';
 import { lockConversation, updateConversation } from '../store/conversations.js';
 import { applyReactions, applyVotes, COMMENT_REACTIONS, COMMENT_VOTES, CONVERSATION_REACTIONS, latestUsers, type Applied, type TallyRows, type Wanted } from '../store/tally-rows.js';
-import type { Comment, Conversation } from '../types.js';
+import type { Comment, CommentIn, Conversation } from '../types.js';
 import { applyTransitions, refilled, typesAfter } from './tally-change.js';
 
 export interface TallyWriterDeps {
@@ -43,8 +43,8 @@ const countOf = (tallies: Tally[], type: string) => tallies.find((t) => t.type =
  * user's last request for a type is the one applied, as if they had come one after another.
  */
 export class TallyWriter {
-  private readonly votes: KeyedBatcher<Vote, Tallied<Comment>>;
-  private readonly commentReactions: KeyedBatcher<Reaction, Tallied<Comment>>;
+  private readonly votes: KeyedBatcher<Vote, Tallied<CommentIn>>;
+  private readonly commentReactions: KeyedBatcher<Reaction, Tallied<CommentIn>>;
   private readonly conversationReactions: KeyedBatcher<Reaction, Tallied<Conversation>>;
 
   constructor(private readonly deps: TallyWriterDeps) {
@@ -53,58 +53,64 @@ export class TallyWriter {
     this.conversationReactions = new KeyedBatcher((key, items) => this.writeConversationReactions(key, items), deps.log, 'conversation reactions', commitMetrics('conversation_reactions'));
   }
 
-  vote(conversationKey: string, commentId: string, userId: string, vote: string): Promise<Tallied<Comment>> {
-    return this.votes.submit(conversationKey + SEP + commentId, { userId, vote });
+  /** The conversation is looked up once per batch, with the comment's lock. */
+  vote(appId: string, conversationId: string, commentId: string, vote: Vote): Promise<Tallied<CommentIn>> {
+    return this.votes.submit([appId, conversationId, commentId].join(SEP), vote);
   }
 
-  reactToComment(conversationKey: string, commentId: string, reaction: Reaction): Promise<Tallied<Comment>> {
-    return this.commentReactions.submit(conversationKey + SEP + commentId, reaction);
+  reactToComment(appId: string, conversationId: string, commentId: string, reaction: Reaction): Promise<Tallied<CommentIn>> {
+    return this.commentReactions.submit([appId, conversationId, commentId].join(SEP), reaction);
   }
 
-  reactToConversation(conversationKey: string, reaction: Reaction): Promise<Tallied<Conversation>> {
-    return this.conversationReactions.submit(conversationKey, reaction);
+  reactToConversation(appId: string, conversationId: string, reaction: Reaction): Promise<Tallied<Conversation>> {
+    return this.conversationReactions.submit([appId, conversationId].join(SEP), reaction);
   }
 
-  private writeVotes(key: string, items: Vote[]): Promise<Tallied<Comment>[]> {
-    const [conversationKey = '', commentId = ''] = key.split(SEP);
-    const wanted = lastOf(items, (v) => v.userId);
+  private writeVotes(key: string, items: Vote[]): Promise<Tallied<CommentIn>[]> {
+    const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
     return this.write(items, (v) => v.vote, {
-      lock: (tx) => lockComment(tx, conversationKey, commentId),
-      tallies: (c) => c.votes,
-      apply: (tx) => applyVotes(tx, commentId, wanted),
+      lock: (tx) => lockCommentOf(tx, appId, conversationId, commentId),
+      tallies: (c) => c.comment.votes,
+      apply: (tx) =>
+        applyVotes(
+          tx,
+          commentId,
+          lastOf(items, (v) => v.userId),
+        ),
       rows: COMMENT_VOTES,
-      target: commentId,
+      target: () => commentId,
       keepEmptied: false,
-      save: (tx, votes) => {
+      save: async (tx, votes, locked) => {
         const up = countOf(votes, 'up');
         const down = countOf(votes, 'down');
-        return updateComment(tx, commentId, { votes, voteCount: up + down, voteScore: up - down });
+        return inConversation(await updateComment(tx, commentId, { votes, voteCount: up + down, voteScore: up - down }), locked);
       },
     });
   }
 
-  private writeCommentReactions(key: string, items: Reaction[]): Promise<Tallied<Comment>[]> {
-    const [conversationKey = '', commentId = ''] = key.split(SEP);
+  private writeCommentReactions(key: string, items: Reaction[]): Promise<Tallied<CommentIn>[]> {
+    const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
     return this.write(items, (r) => r.type, {
-      lock: (tx) => lockComment(tx, conversationKey, commentId),
-      tallies: (c) => c.reactions,
+      lock: (tx) => lockCommentOf(tx, appId, conversationId, commentId),
+      tallies: (c) => c.comment.reactions,
       apply: (tx) => applyReactions(tx, COMMENT_REACTIONS, commentId, lastPerType(items)),
       rows: COMMENT_REACTIONS,
-      target: commentId,
+      target: () => commentId,
       keepEmptied: true,
-      save: (tx, reactions) => updateComment(tx, commentId, { reactions, likeCount: countOf(reactions, 'like') }),
+      save: async (tx, reactions, locked) => inConversation(await updateComment(tx, commentId, { reactions, likeCount: countOf(reactions, 'like') }), locked),
     });
   }
 
   private writeConversationReactions(key: string, items: Reaction[]): Promise<Tallied<Conversation>[]> {
+    const [appId = '', conversationId = ''] = key.split(SEP);
     return this.write(items, (r) => r.type, {
-      lock: (tx) => lockConversation(tx, key),
+      lock: (tx) => lockConversation(tx, appId, conversationId),
       tallies: (c) => c.reactions,
-      apply: (tx) => applyReactions(tx, CONVERSATION_REACTIONS, key, lastPerType(items)),
+      apply: (tx, c) => applyReactions(tx, CONVERSATION_REACTIONS, c.key, lastPerType(items)),
       rows: CONVERSATION_REACTIONS,
-      target: key,
+      target: (c) => c.key,
       keepEmptied: true,
-      save: (tx, reactions) => updateConversation(tx, key, { reactions, likeCount: countOf(reactions, 'like') }),
+      save: (tx, reactions, c) => updateConversation(tx, c.key, { reactions, likeCount: countOf(reactions, 'like') }),
     });
   }
 
@@ -114,28 +120,27 @@ export class TallyWriter {
     return this.deps.db.transaction(async (tx) => {
       const locked = await how.lock(tx);
       if (locked === undefined) return items.map(() => ({ row: undefined, own: NONE, added: false }));
-      const applied = await how.apply(tx);
+      const applied = await how.apply(tx, locked);
       const { tallies, refill } = applyTransitions(how.tallies(locked), applied.transitions, shown, how.keepEmptied);
-      const row = applied.transitions.length === 0 ? locked : await how.save(tx, refilled(tallies, await latestUsers(tx, how.rows, how.target, refill, shown)));
+      const row = applied.transitions.length === 0 ? locked : await how.save(tx, refilled(tallies, await latestUsers(tx, how.rows, how.target(locked), refill, shown)), locked);
       const after = typesAfter(applied.before, applied.transitions);
       const addedBy = new Set(applied.transitions.filter((t) => t.to !== null).map((t) => t.userId + SEP + (t.to as string)));
-      return items.map((item) => {
-        const key = item.userId + SEP + typeOf(item);
-        const added = addedBy.delete(key);
-        return { row, own: after.get(item.userId) ?? NONE, added };
-      });
+      return items.map((item) => ({ row, own: after.get(item.userId) ?? NONE, added: addedBy.delete(item.userId + SEP + typeOf(item)) }));
     });
   }
 }
 
+/** The updated comment beside its conversation (the row is locked: it cannot have gone). */
+const inConversation = (comment: Comment | undefined, locked: CommentIn): CommentIn => ({ comment: comment ?? locked.comment, conversation: locked.conversation });
+
 interface Batch<Row> {
   lock: (tx: Tx) => Promise<Row | undefined>;
   tallies: (row: Row) => Tally[];
-  apply: (tx: Tx) => Promise<Applied>;
+  apply: (tx: Tx, locked: Row) => Promise<Applied>;
   rows: TallyRows;
-  target: string;
+  target: (locked: Row) => string;
   keepEmptied: boolean;
-  save: (tx: Tx, tallies: Tally[]) => Promise<Row | undefined>;
+  save: (tx: Tx, tallies: Tally[], locked: Row) => Promise<Row | undefined>;
 }
 
 /** The last item per key, in the order their keys first came. */

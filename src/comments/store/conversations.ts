@@ -94,8 +94,13 @@ export async function listConversations(q: Queryable, appId: string, property: s
     .limit(limit);
 }
 
-/** Locks the conversation row for the rest of the transaction. */
-export async function lockConversation(q: Queryable, key: string): Promise<Conversation | undefined> {
-  const [row] = await q.select().from(commentConversations).where(eq(commentConversations.key, key)).for('update');
+/** Locks the conversation found by its id for the rest of the transaction. */
+export async function lockConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {
+  const t = commentConversations;
+  const [row] = await q
+    .select()
+    .from(t)
+    .where(and(eq(t.appId, appId), eq(t.conversationId, conversationId)))
+    .for('update');
   return row;
 }
