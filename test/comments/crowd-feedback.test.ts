@@ -45,7 +45,20 @@ describe('a crowd on one comment', () => {
     const client = await connect(baseUrl(), appid, token);
     await client.subscribe(`conversation:${c.conversationid}`);
     const path = `comment/conversations/${c.conversationid}/comments/${comment.id}/vote`;
+    // Read while the crowd votes: every read consistent (the count of the up entry is votecount) and never going back.
+    let voting = true;
+    const reads: { votecount: number; up: number }[] = [];
+    const reader = (async () => {
+      while (voting) {
+        const d = (await api.get(`comment/conversations/${c.conversationid}/comments/${comment.id}`)).body.data;
+        reads.push({ votecount: d.votecount, up: typed(d.votes, 'up')?.count ?? 0 });
+      }
+    })();
     const answers = await Promise.all(crowd.map((userid) => api.post(path, { userid, vote: 'up' })));
+    voting = false;
+    await reader;
+    for (const r of reads) expect(r.up).toBe(r.votecount);
+    for (let i = 1; i < reads.length; i++) expect((reads[i] as { votecount: number }).votecount).toBeGreaterThanOrEqual((reads[i - 1] as { votecount: number }).votecount);
     expectSmallAnswers(answers, 'votes');
     answers.forEach((res, i) => {
       const up = typed(res.body.data.votes, 'up');
