@@ -79,11 +79,12 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`${rateLimitNote()}; ${fanCount} fans, ${connections} in flight, ${process.env['DATABASE_URL'] === undefined ? 'embedded' : 'Postgres'}\n`);
   const targets: { name: string; server: SpawnedServer; crowd: Crowd }[] = [];
+  const servers: SpawnedServer[] = [];
   try {
-    for (const c of checkouts) {
-      const server = await spawnServer({}, c.entry, c.root);
-      targets.push({ name: c.name, server, crowd: await gatherCrowd(await benchApp(server.url), fanCount) });
-    }
+    // Every server starts before any crowd gathers: a start waits at most a minute for its server.
+    for (const c of checkouts) servers.push(await spawnServer({}, c.entry, c.root));
+    const crowds = await Promise.all(servers.map(async (server) => gatherCrowd(await benchApp(server.url), fanCount)));
+    checkouts.forEach((c, i) => targets.push({ name: c.name, server: servers[i] as SpawnedServer, crowd: crowds[i] as Crowd }));
     const ratios = new Map<string, number[]>();
     for (let round = 0; round <= rounds; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
     for (const [key, values] of ratios) process.stdout.write(`median ${key.padEnd(20)} ${median(values).toFixed(2)}× a chat post's server CPU over ${values.length} rounds\n`);
   } finally {
-    await Promise.all(targets.map((t) => t.server.stop()));
+    await Promise.all(servers.map((server) => server.stop()));
   }
 }
 
