@@ -12,8 +12,11 @@
  * themselves (a repeated up-vote or like changes nothing, as fans hammering do).
  * `crowdCommentLoads` is exported for a combined crowd bench.
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { initEmbeddedCluster } from '../src/db/embedded.js';
 import { FROM_SOURCE, BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { load, type LoadOptions, type LoadResult } from './lib/autocannon.js';
@@ -65,6 +68,17 @@ export async function measureLoad(server: SpawnedServer, options: LoadOptions): 
   return { ...result, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.answered) };
 }
 
+const dataDirs: string[] = [];
+
+/** On the embedded default, a data directory whose database is made beforehand: on a busy machine initdb alone may outlast a server's start. */
+async function dataDirEnv(): Promise<Record<string, string>> {
+  if (process.env['DATABASE_URL'] !== undefined) return {};
+  const dir = mkdtempSync(join(tmpdir(), 'engage-crowd-'));
+  dataDirs.push(dir);
+  await initEmbeddedCluster(dir);
+  return { DATA_DIR: dir };
+}
+
 async function main(): Promise<void> {
   const duration = Number(process.env['DURATION'] ?? 5);
   const rounds = Number(process.env['ROUNDS'] ?? 3);
@@ -82,7 +96,7 @@ async function main(): Promise<void> {
   const servers: SpawnedServer[] = [];
   try {
     // Every server starts before any crowd gathers: a start waits at most a minute for its server.
-    for (const c of checkouts) servers.push(await spawnServer({}, c.entry, c.root));
+    for (const c of checkouts) servers.push(await spawnServer(await dataDirEnv(), c.entry, c.root));
     const crowds = await Promise.all(servers.map(async (server) => gatherCrowd(await benchApp(server.url), fanCount)));
     checkouts.forEach((c, i) => targets.push({ name: c.name, server: servers[i] as SpawnedServer, crowd: crowds[i] as Crowd }));
     const ratios = new Map<string, number[]>();
@@ -106,6 +120,7 @@ async function main(): Promise<void> {
     for (const [key, values] of ratios) process.stdout.write(`median ${key.padEnd(20)} ${median(values).toFixed(2)}× a chat post's server CPU over ${values.length} rounds\n`);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 
