@@ -84,6 +84,7 @@ const EnvSchema = v.object({
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
   WEBHOOK_MAX_HOOKS: v.optional(positiveInt, '50'),
   CORS_ORIGINS: v.optional(origins, '*'),
+  REACTION_USERS_SHOWN: v.optional(positiveInt, '10'),
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
@@ -117,6 +118,8 @@ export type Config = {
   webhookMaxHooks: number;
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
+  /** Users listed per reaction or vote type (the latest ones; counts stay exact). */
+  reactionUsersShown: number;
   rateLimits: RateLimitConfig;
   telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
     webhookMaxHooks: e.WEBHOOK_MAX_HOOKS,
     corsOrigins: e.CORS_ORIGINS,
+    reactionUsersShown: e.REACTION_USERS_SHOWN,
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,

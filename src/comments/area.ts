@@ -2,6 +2,7 @@ import type { Area, Core } from '../core.js';
 import { commentRoutes } from './routes/comments.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { moderationRoutes } from './routes/moderation.js';
+import { reactorRoutes } from './routes/reactors.js';
 import { Changes } from './services/changes.js';
 import { CommentWriter } from './services/comment-writer.js';
 import { Conversations } from './services/conversations.js';
@@ -10,19 +11,23 @@ import { CommentModeration } from './services/moderation.js';
 import { PageCache } from './services/page-cache.js';
 import { Posting } from './services/posting.js';
 import { Publishing } from './services/publishing.js';
+import { Reactors } from './services/reactors.js';
 import { Reader } from './services/reading.js';
+import { TallyWriter } from './services/tally-writer.js';
 
 /** Comment conversations, comments and replies, votes, reactions, reports and their moderation queue. */
 export function commentsArea(core: Core): Area {
   const { db, bus, users, hooks, log } = core;
   const cache = new PageCache(bus);
-  const conversations = new Conversations({ db, cache, users });
+  const tallies = new TallyWriter({ db, log, shown: core.config.reactionUsersShown });
+  const conversations = new Conversations({ db, cache, users, tallies });
   const reader = new Reader({ db, users, cache, conversations });
   const publishing = new Publishing({ bus, cache, hooks, reader });
   const writer = new CommentWriter({ db, log });
   const posting = new Posting({ db, users, cache, conversations, reader, writer, publishing });
   const changes = new Changes({ db, users, cache, reader, publishing });
-  const feedback = new Feedback({ db, users, conversations, publishing });
+  const feedback = new Feedback({ db, users, conversations, publishing, tallies });
+  const reactors = new Reactors({ db, users, conversations, reader });
   const moderation = new CommentModeration({ db, conversations, reader, publishing });
   core.topics.register('conversation', {
     doc: {
@@ -34,6 +39,6 @@ export function commentsArea(core: Core): Area {
     await changes.purgeUser(app, userId);
   });
   return {
-    routes: [...conversationRoutes(conversations), ...commentRoutes({ reader, posting, changes, feedback }), ...moderationRoutes(moderation)],
+    routes: [...conversationRoutes(conversations), ...commentRoutes({ reader, posting, changes, feedback }), ...moderationRoutes(moderation), ...reactorRoutes(reactors)],
   };
 }

@@ -86,14 +86,20 @@ export const ConversationDetails = v.object({
 });
 
 const REACTION = /^(like|emoji:.+)$/u;
-export const React = v.object({
-  userid: reqTxt(250),
-  reaction: v.pipe(
+const reaction = () =>
+  v.pipe(
     reqTxt(64),
     v.check((s) => REACTION.test(s), 'must be like or emoji:{emoji}'),
-  ),
+  );
+export const React = v.object({
+  userid: reqTxt(250),
+  reaction: reaction(),
   reacted: flag(),
 });
+
+/** The full list of one reaction's users, paged (answers list only the latest). */
+export const ReactionUsers = v.object({ reaction: v.optional(reaction(), 'like'), ...paging(50, 200) });
+export const VoteUsers = v.object({ vote: v.optional(choice(['up', 'down']), 'up'), ...paging(50, 200) });
 
 /** commenttype is int32 in the typed schema; 0 (its only listed value) is `comment`. */
 const commentType = () =>

@@ -4,6 +4,12 @@ import type { commentConversations, comments } from '../db/schema/comments.js';
 export type Conversation = typeof commentConversations.$inferSelect;
 export type Comment = typeof comments.$inferSelect;
 
+/** A comment with its conversation. */
+export interface CommentIn {
+  comment: Comment;
+  conversation: Conversation;
+}
+
 export type ConversationRow = typeof commentConversations.$inferInsert;
 export type ConversationPatch = Partial<Omit<ConversationRow, 'key' | 'appId'>>;
 export type CommentRow = typeof comments.$inferInsert;

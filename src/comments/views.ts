@@ -42,15 +42,13 @@ export function usersOf(comment: Comment): string[] {
   return ids;
 }
 
+/** How a user is listed in a reaction or vote. */
+export function entryOf(user: User | undefined, id = user?.userId ?? '') {
+  return { userid: id, handle: user?.handle ?? '', displayname: user?.displayName ?? '' };
+}
+
 function tallyView(tallies: Tally[], users: Map<string, User>) {
-  return tallies.map((t) => ({
-    type: t.type,
-    count: t.count,
-    users: t.users.map((id) => {
-      const user = users.get(id);
-      return { userid: id, handle: user?.handle ?? '', displayname: user?.displayName ?? '' };
-    }),
-  }));
+  return tallies.map((t) => ({ type: t.type, count: t.count, users: t.users.map((id) => entryOf(users.get(id), id)) }));
 }
 
 /** The comment.comment object; `users` must hold every id `usersOf` names (one batched read). */

@@ -11,12 +11,15 @@ import * as store from '../store/conversations.js';
 import type { Conversation, ConversationPatch, ListAfter } from '../types.js';
 import { conversationView } from '../views.js';
 import type { PageCache } from './page-cache.js';
+import { withOwn } from './tally-change.js';
+import type { TallyWriter } from './tally-writer.js';
 import { isTimeKey } from './time-key.js';
 
 export interface ConversationsDeps {
   db: Db;
   cache: PageCache;
   users: Pick<UserService, 'require'>;
+  tallies: TallyWriter;
 }
 
 const isListAfter = (x: unknown): x is ListAfter => typeof x === 'object' && x !== null && isTimeKey({ a: (x as ListAfter).added, i: (x as ListAfter).key });
@@ -33,6 +36,8 @@ const STICKY = [
 
 /** Conversations: create-or-update, rename, find, list, react, reset, delete. */
 export class Conversations {
+  private readonly announced = new WeakSet<Conversation>();
+
   constructor(private readonly deps: ConversationsDeps) {}
 
   async require(app: Application, conversationId: string): Promise<Conversation> {
@@ -103,19 +108,24 @@ export class Conversations {
     return store.findConversations(this.deps.db, app.id, ids, customIds);
   }
 
-  /** Adds or removes a user's reaction to the conversation itself; 404 when the user does not exist. */
+  /**
+   * Adds or removes a user's reaction to the conversation itself (group-committed, see
+   * TallyWriter); 404 when the user does not exist. The conversation as the user sees it: their
+   * own reactions listed even when they are not among the latest.
+   */
   async react(app: Application, conversationId: string, userId: string, reaction: string, reacted: boolean): Promise<Conversation> {
     await this.deps.users.require(app, userId);
-    const conversation = await this.require(app, conversationId);
-    const result = await this.deps.db.transaction(async (tx) => {
-      // The row lock orders concurrent reactions, so each recount sees the ones before it.
-      if ((await store.lockConversation(tx, conversation.key)) === undefined) return undefined;
-      if (!(await store.setConversationReaction(tx, conversation.key, userId, reaction, reacted))) return store.findConversationByKey(tx, conversation.key);
-      return store.retallyConversation(tx, conversation.key);
-    });
-    if (result === undefined) throw notFound(`Conversation ${conversationId} not found.`);
-    this.deps.cache.changed(app.id, [result.conversationId]);
-    return result;
+    const { row, own } = await this.deps.tallies.reactToConversation(app.id, conversationId, { userId, type: reaction, on: reacted });
+    if (row === undefined) throw notFound(`Conversation ${conversationId} not found.`);
+    this.changedOnce(app, row);
+    return { ...row, reactions: withOwn(row.reactions, own, userId, (u) => u === userId) };
+  }
+
+  /** A batch's requests share its row: its cached pages are dropped once. */
+  private changedOnce(app: Application, row: Conversation): void {
+    if (this.announced.has(row)) return;
+    this.announced.add(row);
+    this.deps.cache.changed(app.id, [row.conversationId]);
   }
 
   /** Removes every comment and reply; the conversation stays. Returns how many comments went. */

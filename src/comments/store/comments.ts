@@ -1,8 +1,7 @@
-import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
-import { commentReactions, commentReports, comments, commentVotes } from '../../db/schema/comments.js';
-import type { Comment, CommentPatch, CommentRow, Settable } from '../types.js';
-import { countSql, tallySql } from './tally.js';
+import { commentConversations, commentReports, comments } from '../../db/schema/comments.js';
+import type { Comment, CommentIn, CommentPatch, CommentRow, Settable } from '../types.js';
 
 export async function findComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {
   const [row] = await q
@@ -27,6 +26,17 @@ export async function lockComment(q: Queryable, conversationKey: string, id: str
     .from(comments)
     .where(and(eq(comments.conversationKey, conversationKey), eq(comments.id, id)))
     .for('update');
+  return row;
+}
+
+/** Locks a comment found through its conversation's id, and returns it with the conversation; undefined when either is missing. */
+export async function lockCommentOf(q: Queryable, appId: string, conversationId: string, id: string): Promise<CommentIn | undefined> {
+  const [row] = await q
+    .select({ comment: comments, conversation: commentConversations })
+    .from(comments)
+    .innerJoin(commentConversations, eq(commentConversations.key, comments.conversationKey))
+    .where(and(eq(commentConversations.appId, appId), eq(commentConversations.conversationId, conversationId), eq(comments.id, id)))
+    .for('update', { of: comments });
   return row;
 }
 
@@ -77,51 +87,14 @@ export async function deleteAllInConversation(q: Queryable, conversationKey: str
   return removed.length;
 }
 
-/** Adds or removes one user's reaction; false when nothing changed. */
-export async function setReaction(q: Queryable, commentId: string, userId: string, type: string, on: boolean): Promise<boolean> {
-  const r = commentReactions;
-  const changed = on
-    ? await q.insert(r).values({ commentId, userId, type, added: new Date() }).onConflictDoNothing().returning({ u: r.userId })
-    : await q
-        .delete(r)
-        .where(and(eq(r.commentId, commentId), eq(r.type, type), eq(r.userId, userId)))
-        .returning({ u: r.userId });
-  return changed.length > 0;
-}
-
-/** Sets, changes or (vote undefined) removes one user's vote. */
-export async function setVote(q: Queryable, commentId: string, userId: string, vote: 'up' | 'down' | undefined): Promise<void> {
-  const t = commentVotes;
-  if (vote === undefined) await q.delete(t).where(and(eq(t.commentId, commentId), eq(t.userId, userId)));
-  else
-    await q
-      .insert(t)
-      .values({ commentId, userId, vote, added: new Date() })
-      .onConflictDoUpdate({ target: [t.commentId, t.userId], set: { vote } });
-}
-
 /** Records a report once per reporter; false when this reporter had reported the comment already. */
 export async function insertReport(q: Queryable, commentId: string, userId: string, reportType: string): Promise<boolean> {
   const inserted = await q.insert(commentReports).values({ commentId, userId, reportType, added: new Date() }).onConflictDoNothing().returning({ u: commentReports.userId });
   return inserted.length > 0;
 }
 
-/** Recomputes what the comment row keeps of its reactions, votes and reports. */
-export async function retally(q: Queryable, id: string, what: 'reactions' | 'votes' | 'reports'): Promise<Comment | undefined> {
-  if (what === 'reactions') {
-    const r = commentReactions;
-    const mine = eq(r.commentId, id);
-    return updateComment(q, id, { reactions: tallySql(r, r.type, r.userId, r.added, mine), likeCount: countSql(r, and(mine, eq(r.type, 'like')) as SQL) });
-  }
-  if (what === 'votes') {
-    const v = commentVotes;
-    const mine = eq(v.commentId, id);
-    return updateComment(q, id, {
-      votes: tallySql(v, v.vote, v.userId, v.added, mine),
-      voteCount: countSql(v, mine),
-      voteScore: sql`(select coalesce(sum(case when ${v.vote} = 'up' then 1 else -1 end), 0)::int from ${v} where ${mine})`,
-    });
-  }
+/** Recomputes the reports the comment row keeps. */
+export async function retallyReports(q: Queryable, id: string): Promise<Comment | undefined> {
   const p = commentReports;
   return updateComment(q, id, {
     reports: sql`(select coalesce(jsonb_agg(jsonb_build_object('userid', ${p.userId}, 'reason', ${p.reportType}) order by ${p.added}, ${p.userId}), '[]'::jsonb) from ${p} where ${eq(p.commentId, id)})`,

@@ -1,9 +1,8 @@
-import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client.js';
-import { commentConversationReactions, commentConversations } from '../../db/schema/comments.js';
+import { commentConversations } from '../../db/schema/comments.js';
 import type { Conversation, ConversationPatch, ConversationRow, ListAfter, Settable } from '../types.js';
 import { perDatabase } from './prepared.js';
-import { countSql, tallySql } from './tally.js';
 
 const byId = perDatabase((db) => {
   const t = commentConversations;
@@ -95,30 +94,13 @@ export async function listConversations(q: Queryable, appId: string, property: s
     .limit(limit);
 }
 
-/** Adds or removes one user's reaction; false when nothing changed. */
-export async function setConversationReaction(q: Queryable, key: string, userId: string, type: string, on: boolean): Promise<boolean> {
-  const r = commentConversationReactions;
-  const changed = on
-    ? await q.insert(r).values({ conversationKey: key, userId, type, added: new Date() }).onConflictDoNothing().returning({ u: r.userId })
-    : await q
-        .delete(r)
-        .where(and(eq(r.conversationKey, key), eq(r.type, type), eq(r.userId, userId)))
-        .returning({ u: r.userId });
-  return changed.length > 0;
-}
-
-/** Recomputes the conversation's reaction aggregate and like count from its reactions. */
-export async function retallyConversation(q: Queryable, key: string): Promise<Conversation | undefined> {
-  const r = commentConversationReactions;
-  const mine = eq(r.conversationKey, key);
-  return updateConversation(q, key, {
-    reactions: tallySql(r, r.type, r.userId, r.added, mine),
-    likeCount: countSql(r, and(mine, eq(r.type, 'like')) as SQL),
-  });
-}
-
-/** Locks the conversation row for the rest of the transaction. */
-export async function lockConversation(q: Queryable, key: string): Promise<Conversation | undefined> {
-  const [row] = await q.select().from(commentConversations).where(eq(commentConversations.key, key)).for('update');
+/** Locks the conversation found by its id for the rest of the transaction. */
+export async function lockConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {
+  const t = commentConversations;
+  const [row] = await q
+    .select()
+    .from(t)
+    .where(and(eq(t.appId, appId), eq(t.conversationId, conversationId)))
+    .for('update');
   return row;
 }

@@ -7,8 +7,9 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date',
 /** Aggregate of reactions or votes kept on the row it belongs to, so a page reads one table. */
 export interface Tally {
   type: string;
+  /** Exact. */
   count: number;
-  /** User ids, in the order they reacted or voted. */
+  /** The latest users (REACTION_USERS_SHOWN), in the order they reacted or voted; the full list is paged by its own route. */
   users: string[];
 }
 
@@ -61,7 +62,7 @@ export const commentConversationReactions = pgTable(
     type: text('type').notNull(),
     added: ts('added').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.conversationKey, t.type, t.userId] })],
+  (t) => [primaryKey({ columns: [t.conversationKey, t.type, t.userId] }), index('comment_conversation_reactions_latest_idx').on(t.conversationKey, t.type, t.added, t.userId)],
 );
 
 /**
@@ -128,7 +129,7 @@ export const commentReactions = pgTable(
     type: text('type').notNull(),
     added: ts('added').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.commentId, t.type, t.userId] })],
+  (t) => [primaryKey({ columns: [t.commentId, t.type, t.userId] }), index('comment_reactions_latest_idx').on(t.commentId, t.type, t.added, t.userId)],
 );
 
 export const commentVotes = pgTable(
@@ -141,7 +142,7 @@ export const commentVotes = pgTable(
     vote: text('vote').notNull(),
     added: ts('added').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.commentId, t.userId] })],
+  (t) => [primaryKey({ columns: [t.commentId, t.userId] }), index('comment_votes_latest_idx').on(t.commentId, t.vote, t.added, t.userId)],
 );
 
 export const commentReports = pgTable(
