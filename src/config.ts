@@ -82,6 +82,7 @@ const EnvSchema = v.object({
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
   CORS_ORIGINS: v.optional(origins, '*'),
+  REACTION_USERS_SHOWN: v.optional(v.pipe(positiveInt, v.maxValue(100)), '10'),
   ...RATE_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
 });
@@ -112,6 +113,8 @@ export type Config = {
   webhookDenyPrivate: boolean;
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
+  /** Users a reaction lists in a chat event (the latest; `count` stays exact): bounds every event's size whatever the crowd. */
+  reactionUsersShown: number;
   rateLimits: RateLimitConfig;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
@@ -150,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
     webhookDenyPrivate: e.WEBHOOK_DENY_PRIVATE,
     corsOrigins: e.CORS_ORIGINS,
+    reactionUsersShown: e.REACTION_USERS_SHOWN,
     rateLimits: rateLimitConfig(e),
     metricsToken: e.METRICS_TOKEN,
   };

@@ -78,7 +78,7 @@ export class RoomFeeds {
     const rows = await feedBefore(this.deps.db, room.id, displayable(viewer), head + 1, limit + 1);
     const more = rows.length > limit;
     const page = more ? rows.slice(1) : rows;
-    return { events: await this.deps.views.views(app, page), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
+    return { events: await this.deps.views.views(app, page, viewer), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
   }
 
   /** Every feed event after `cursor`, oldest first (non-displayable ones too). */
@@ -118,7 +118,7 @@ export class RoomFeeds {
     const slice = await feedAfter(this.deps.db, roomId, seq, limit + 1, viewer);
     const more = slice.events.length > limit;
     const rows = more ? slice.events.slice(0, limit) : slice.events;
-    const views = await this.deps.views.views(app, rows);
+    const views = await this.deps.views.views(app, rows, viewer);
     const entries = rows.map((r, i) => ({ seq: r.seq as number, view: views[i] as EventView, cursor: updatesCursor(r.seq as number) }));
     const end = more ? (entries.at(-1) as RingEntry).seq : slice.lastSeq;
     return { entries, cursor: end === seq ? cursor : updatesCursor(end), more };

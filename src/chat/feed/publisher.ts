@@ -53,32 +53,38 @@ export interface FeedPublisherDeps {
   bus: Bus;
   hooks: PublishHooks;
   views: EventViews;
+  reactionUsersShown: number;
 }
 
-export function createFeedWriter({ db, log, bus, hooks, views }: FeedPublisherDeps): FeedWriter {
-  return new FeedWriter(db, log, async (written) => {
-    await buildViews(views, written);
-    const replies = written.flatMap((w) => w.rows).filter((r) => r.eventType === 'reply' && r.parentId !== null && r.seq !== null);
-    const parents = new Map(
-      (
-        await findEventsById(
-          db,
-          replies.map((r) => r.parentId as string),
-        )
-      ).map((p) => [p.id, p.userId]),
-    );
-    for (const w of written) {
-      w.rows.forEach((row, i) => {
-        if (row.seq === null) return;
-        const view = w.views[i] as EventView;
-        const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
-        bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
-        if (row.shadowban) return;
-        const hooked = hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)));
-        if (hooked !== undefined) hooks.afterPublish(hooked);
-      });
-    }
-  });
+export function createFeedWriter({ db, log, bus, hooks, views, reactionUsersShown }: FeedPublisherDeps): FeedWriter {
+  return new FeedWriter(
+    db,
+    log,
+    async (written) => {
+      await buildViews(views, written);
+      const replies = written.flatMap((w) => w.rows).filter((r) => r.eventType === 'reply' && r.parentId !== null && r.seq !== null);
+      const parents = new Map(
+        (
+          await findEventsById(
+            db,
+            replies.map((r) => r.parentId as string),
+          )
+        ).map((p) => [p.id, p.userId]),
+      );
+      for (const w of written) {
+        w.rows.forEach((row, i) => {
+          if (row.seq === null) return;
+          const view = w.views[i] as EventView;
+          const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
+          bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
+          if (row.shadowban) return;
+          const hooked = hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)));
+          if (hooked !== undefined) hooks.afterPublish(hooked);
+        });
+      }
+    },
+    reactionUsersShown,
+  );
 }
 
 async function buildViews(views: EventViews, written: Written[]): Promise<void> {
