@@ -41,7 +41,7 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
       method: 'POST',
       path: 'chat/rooms/:roomid/join',
       body: Join,
-      handler: async (ctx) => join(ctx, ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid'))),
+      handler: async (ctx) => join(ctx, ctx.app, await rooms.require(ctx.app, param(ctx.params, 'roomid'))),
     }),
     route({
       method: 'POST',

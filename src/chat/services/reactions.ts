@@ -3,7 +3,8 @@ import type { Db } from '../../db/client.js';
 import { decodeCursor, pageOf } from '../../http/cursor.js';
 import type { UserService } from '../../users/service.js';
 import { listReactors } from '../store/reactions.js';
-import type { Room } from '../types.js';
+import { SingleFlight } from '../../single-flight.js';
+import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
 import type { Messages } from './messages.js';
 import { withOwnReaction } from './own-reactions.js';
@@ -24,11 +25,15 @@ const isPosition = (x: unknown): x is number => Number.isSafeInteger(x) && (x as
  * to one event costs about what a crowd of chat posts does.
  */
 export class Reactions {
+  /** A crowd reacting to one event reads it once per round trip, not once per request. */
+  private readonly targets = new SingleFlight<ChatEvent>();
+
   constructor(private readonly deps: ReactionsDeps) {}
 
   async react(app: Application, room: Room, eventId: string, userId: string, reaction: string, reacted: boolean): Promise<EventView> {
     const sender = await this.deps.posting.sender(app, room, userId);
-    const target = await this.deps.messages.require(app, room.id, eventId);
+    // A target deleted after this read takes no reaction: the batch finds it gone (see applyReactions).
+    const target = await this.targets.run(`${room.id}/${eventId}`, () => this.deps.messages.require(app, room.id, eventId));
     const view = await this.deps.posting.post(app, room, sender, {
       eventtype: 'reaction',
       body: reaction,

@@ -118,9 +118,11 @@ export class RoomService {
     if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
     if (room.enableProfanityFilter) assertCleanName(input);
     const user = await this.deps.users.ensure(app, input, { onHandleTaken: 'variant' });
-    const { entered, subscription } = await this.deps.participation.join(app, room, user.userId);
-    if (entered && room.enableEnterAndExit) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
-    const joined = await this.deps.rooms.fresh(app, room.id);
+    const { entered, subscription, room: counters } = await this.deps.participation.join(app, room, user.userId);
+    const announced = entered && room.enableEnterAndExit;
+    if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
+    // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
+    const joined = announced ? await this.deps.rooms.fresh(app, room.id) : { ...room, ...counters };
     return { user, subscription, room: joined, latest: await this.deps.feeds.latest(app, joined, limit, user.userId) };
   }
 
