@@ -110,6 +110,7 @@ export class RoomService {
 
   /** Joins the user (made or updated from `input`); answers with the room as it now is and its newest `limit` events. */
   async join(app: Application, room: Room, input: UserInput, limit: number) {
+    const since = performance.now();
     const existing = await this.deps.users.get(app, input.userid);
     if (existing !== undefined && effectActive(existing.banned, existing.bannedUntil)) throw forbidden(`User ${input.userid} is banned.`);
     if (existing !== undefined && (await this.deps.effects.has(app, room.id, input.userid, 'bounce'))) {
@@ -123,7 +124,9 @@ export class RoomService {
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
     const joined = announced ? await this.deps.rooms.fresh(app, room.id) : { ...room, ...counters };
-    return { user, subscription, room: joined, latest: await this.deps.feeds.latest(app, joined, limit, user.userId) };
+    // A user new to the app has nothing only they see: they get the page the crowd joining with them shares.
+    const latest = existing === undefined ? await this.deps.feeds.latestShared(app, joined, limit, since) : await this.deps.feeds.latest(app, joined, limit, user.userId);
+    return { user, subscription, room: joined, latest };
   }
 
   async exit(app: Application, room: Room, userId: string): Promise<EventView | null> {
