@@ -84,7 +84,7 @@ const EnvSchema = v.object({
   WEBHOOK_DENY_PRIVATE: v.optional(onOff, 'false'),
   WEBHOOK_MAX_HOOKS: v.optional(positiveInt, '50'),
   CORS_ORIGINS: v.optional(origins, '*'),
-  REACTION_USERS_SHOWN: v.optional(positiveInt, '10'),
+  REACTION_USERS_SHOWN: v.optional(v.pipe(positiveInt, v.maxValue(100)), '10'),
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
@@ -118,7 +118,7 @@ export type Config = {
   webhookMaxHooks: number;
   /** Origins browsers may call from (`['*']`: any); also checked on WebSocket upgrades with a client token. */
   corsOrigins: string[];
-  /** Users listed per reaction or vote type (the latest ones; counts stay exact). */
+  /** Users listed per reaction or vote type, in chat events and comments (the latest; counts stay exact): bounds every answer's size whatever the crowd. */
   reactionUsersShown: number;
   rateLimits: RateLimitConfig;
   telemetryLimits: TelemetryLimits;

@@ -56,7 +56,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     db: database.db,
     bus,
     apps,
-    users: new UserService(database.db, bus),
+    users: new UserService(database.db, bus, log),
     hooks: new PublishHooks(),
     topics,
     frames: new ClientFrames(),

@@ -25,6 +25,8 @@ export interface LoadOptions {
   connections?: number;
   pipelining?: number;
   durationSeconds?: number;
+  /** Stop after this many requests (before `durationSeconds` runs out). */
+  amount?: number;
   /** Requests per second across all connections, evenly paced (for latency at a fixed rate; see paced.ts). */
   overallRate?: number;
 }
@@ -54,6 +56,7 @@ async function run(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 64,
     pipelining: options.pipelining ?? 1,
     duration: options.durationSeconds ?? 10,
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
   });
   return {
     answered: result.requests.total,

@@ -27,8 +27,8 @@ function buildChat(core: Core) {
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
   const feeds = new RoomFeeds({ db, bus, rooms, views });
-  const participation = new Participation({ db, bus, apps, rooms });
-  const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views }) });
+  const participation = new Participation({ db, log, bus, apps, rooms });
+  const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views, reactionUsersShown: config.reactionUsersShown }) });
   const messages = new Messages({ db, users, rooms, posting, views });
   const context = chatContext({ rooms, views, messages, posting, effects, participation });
   return {
@@ -38,7 +38,7 @@ function buildChat(core: Core) {
     participation,
     messages,
     context,
-    reactions: new Reactions({ posting, messages }),
+    reactions: new Reactions({ db, users, posting, messages }),
     commands: new Commands({ users, posting, messages }),
     roomService: new RoomService({ db, users, rooms, effects, participation, posting, feeds }),
     roomLists: new RoomLists({ db, users }),

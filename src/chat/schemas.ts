@@ -85,14 +85,19 @@ export const Command = v.object({
 
 export const Message = v.object({ userid: userId(), body: requiredText(10_000), ...messageFields });
 
-export const React = v.object({
-  userid: userId(),
-  reaction: v.pipe(
+const reactionType = () =>
+  v.pipe(
     requiredText(200),
     v.check((r) => r === 'like' || /^emoji:.+$/u.test(r), 'must be like or emoji:{emoji}'),
-  ),
-  reacted: flag(),
-});
+  );
+
+export const React = v.object({ userid: userId(), reaction: reactionType(), reacted: flag() });
+
+/** The paged list of who reacted to an event: one reaction type (like by default). */
+export const Reactors = v.object({ ...paging(50, 200), reaction: v.optional(reactionType(), 'like') });
+
+/** Reading one event: `userid` (when the caller may act as them) sees their own reactions listed. */
+export const ViewerOnly = v.object({ userid: v.optional(text(250)) });
 
 export const Edit = v.object({ userid: userId(), body: requiredText(10_000) });
 

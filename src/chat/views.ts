@@ -115,7 +115,7 @@ export function eventView(row: ChatEvent, users: Map<string, User>, replyTo: Eve
     replycount: row.replyCount,
     reactions: row.reactions.map((r) => ({
       type: r.type,
-      count: r.users.length,
+      count: r.count,
       users: r.users.map((id) => {
         const u = users.get(id);
         return { userid: id, handle: u?.handle ?? '', displayname: u?.displayName ?? '' };

@@ -9,6 +9,10 @@ import type { User, UserInput } from './types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { ReplicatedCache } from '../cache/replicated-cache.js';
 import { internal } from '../internal-messages.js';
+import { GroupCommit } from '../db/group-commit.js';
+import { groupBy } from '../group-by.js';
+import type { Logger } from '../logger.js';
+import { commitMetrics } from '../metrics/registry.js';
 
 /** How a request that names a handle held by someone else is answered. */
 export type HandleConflict = 'variant' | 'reject';
@@ -31,19 +35,26 @@ const cacheKey = (app: Application, userId: string) => `${app.userPool}\u0000${u
 export class UserService {
   private readonly cache: ReplicatedCache<User>;
   private readonly purgeHandlers: PurgeHandler[] = [];
+  /** Cache misses of a moment (a crowd of new fans) read together, one query per batch. */
+  private readonly lookups: GroupCommit<Lookup, User | undefined>;
+  /** New users of a moment inserted together (see `createAtOnce`). */
+  private readonly creations: GroupCommit<NewUser, User | undefined>;
 
   constructor(
     private readonly db: Db,
     bus: Bus,
+    log: Logger,
   ) {
     this.cache = new ReplicatedCache<User>(bus, { invalidation: internal.userChanged, limit: CACHE_LIMIT });
+    this.lookups = new GroupCommit((batch) => lookUp(db, batch), log, 'looking up users', commitMetrics('user_lookups'));
+    this.creations = new GroupCommit((batch) => createAll(db, batch), log, 'creating users', commitMetrics('user_creations'));
   }
 
   async get(app: Application, userId: string): Promise<User | undefined> {
     const key = cacheKey(app, userId);
     const cached = this.cache.peek(key);
     if (cached !== undefined) return cached;
-    return this.cache.load(key, () => store.findUser(this.db, app.userPool, userId));
+    return this.cache.load(key, () => this.lookups.submit({ pool: app.userPool, userId }));
   }
 
   async require(app: Application, userId: string): Promise<User> {
@@ -69,8 +80,20 @@ export class UserService {
     return found;
   }
 
-  /** Creates the user or updates the fields the input carries. */
+  /**
+   * Creates the user or updates the fields the input carries. First as a crowd would: the user
+   * as the cache (exact across nodes) or a shared read knows them, a new one inserted with its
+   * first-choice handle beside others arriving at once; a race or a handle taken falls back to
+   * reading, choosing a free handle and writing alone.
+   */
   async ensure(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
+    try {
+      const known = await this.get(app, input.userid);
+      const done = known === undefined ? await this.createAtOnce(app, input) : await this.update(app, known, input, options, false);
+      if (done !== undefined) return done;
+    } catch (err) {
+      if (!isUniqueViolation(err) && !(err instanceof RaceLost)) throw err;
+    }
     for (let attempt = 0; attempt < 8; attempt++) {
       try {
         const existing = await store.findUser(this.db, app.userPool, input.userid);
@@ -125,6 +148,13 @@ export class UserService {
     for (const handler of this.purgeHandlers) await handler(app, userId, byUserId);
   }
 
+  /** The new user with the handle asked for (or made from the name), group-committed; undefined when the id or the handle is taken. */
+  private async createAtOnce(app: Application, input: UserInput): Promise<User | undefined> {
+    const handle = input.handle !== undefined && input.handle !== '' ? input.handle : handleFrom(input.displayname || input.userid);
+    assertValidHandle(handle);
+    return this.write(app, () => this.creations.submit(newUserRow(app, input, handle)));
+  }
+
   private async create(app: Application, input: UserInput, options: EnsureOptions, contended: boolean): Promise<User> {
     // Without a display name the user is shown by the handle (api-surface.md, settled from the SDKs).
     const displayname = input.displayname ?? '';
@@ -132,19 +162,7 @@ export class UserService {
       input.handle !== undefined && input.handle !== ''
         ? await this.freeHandle(app, input.handle, input.userid, options.onHandleTaken, contended)
         : await this.freeHandle(app, handleFrom(displayname || input.userid), input.userid, 'variant', contended);
-    const user = await this.write(app, () =>
-      store.insertUser(this.db, {
-        pool: app.userPool,
-        userId: input.userid,
-        handle,
-        handleLower: handle.toLowerCase(),
-        displayName: displayname || handle,
-        pictureUrl: input.pictureurl ?? '',
-        profileUrl: input.profileurl ?? '',
-        role: input.role ?? 'user',
-        customTags: input.customtags ?? [],
-      }),
-    );
+    const user = await this.write(app, () => store.insertUser(this.db, newUserRow(app, input, handle)));
     if (user === undefined) throw new RaceLost();
     return user;
   }
@@ -199,3 +217,43 @@ export class UserService {
 }
 
 class RaceLost extends Error {}
+
+interface Lookup {
+  pool: string;
+  userId: string;
+}
+
+type NewUser = Parameters<typeof store.insertUser>[1];
+
+function newUserRow(app: Application, input: UserInput, handle: string): NewUser {
+  return {
+    pool: app.userPool,
+    userId: input.userid,
+    handle,
+    handleLower: handle.toLowerCase(),
+    // Without a display name the user is shown by the handle (api-surface.md, settled from the SDKs).
+    displayName: input.displayname || handle,
+    pictureUrl: input.pictureurl ?? '',
+    profileUrl: input.profileurl ?? '',
+    role: input.role ?? 'user',
+    customTags: input.customtags ?? [],
+  };
+}
+
+/** One query per pool for the batch's users. */
+async function lookUp(db: Db, batch: Lookup[]): Promise<(User | undefined)[]> {
+  const found = new Map<string, User>();
+  for (const [pool, lookups] of groupBy(batch, (l) => l.pool)) {
+    for (const user of await store.findUsers(db, pool, [...new Set(lookups.map((l) => l.userId))])) found.set(`${pool}\u0000${user.userId}`, user);
+  }
+  return batch.map((l) => found.get(`${l.pool}\u0000${l.userId}`));
+}
+
+/** One insert for the batch; of rows for the same user, only the first is written. */
+async function createAll(db: Db, batch: NewUser[]): Promise<(User | undefined)[]> {
+  const key = (r: { pool: string; userId: string }) => `${r.pool}\u0000${r.userId}`;
+  const firstOf = new Map<string, NewUser>();
+  for (const row of batch) if (!firstOf.has(key(row))) firstOf.set(key(row), row);
+  const created = new Map((await store.insertUsers(db, [...firstOf.values()])).map((u) => [key(u), u]));
+  return batch.map((row) => (firstOf.get(key(row)) === row ? created.get(key(row)) : undefined));
+}

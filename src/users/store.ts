@@ -53,6 +53,11 @@ export async function insertUser(q: Queryable, row: typeof users.$inferInsert): 
   return created;
 }
 
+/** Several new users in one statement; a row whose user id or handle is taken is skipped (not returned). */
+export async function insertUsers(q: Queryable, rows: (typeof users.$inferInsert)[]): Promise<User[]> {
+  return q.insert(users).values(rows).onConflictDoNothing().returning();
+}
+
 export async function updateUser(q: Queryable, pool: string, userId: string, patch: UserPatch): Promise<User | undefined> {
   const [row] = await q
     .update(users)

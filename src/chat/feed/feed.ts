@@ -9,7 +9,7 @@ import type { RoomDirectory } from '../services/room-directory.js';
 import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
 import { lastSeq } from '../store/rooms.js';
 import type { Room } from '../types.js';
-import type { EventView } from '../views.js';
+import { eventsPage, type EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
 import { FeedLeases } from './leases.js';
 import { RoomRing, type RingEntry } from './ring.js';
@@ -31,6 +31,15 @@ export interface FeedRead {
   more: boolean;
 }
 
+/** The newest displayable events; `json` is the page (list.chatevents) when made once for many. */
+export interface LatestPage {
+  events: EventView[];
+  cursor: string;
+  more: boolean;
+  oldestSeq: number;
+  json?: string;
+}
+
 const visible = (view: EventView, viewer: string | undefined) => !view.shadowban || (viewer !== undefined && view.userid === viewer);
 
 /**
@@ -47,6 +56,7 @@ export class RoomFeeds {
   private readonly leases: FeedLeases;
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
+  private readonly sharedLatest = new Map<string, { started: number; page: Promise<LatestPage> }>();
 
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
@@ -73,12 +83,30 @@ export class RoomFeeds {
   }
 
   /** The newest displayable events, oldest first, and the cursor that continues after them. */
-  async latest(app: Application, room: Room, limit: number, viewer: string | undefined): Promise<{ events: EventView[]; cursor: string; more: boolean; oldestSeq: number }> {
+  async latest(app: Application, room: Room, limit: number, viewer: string | undefined): Promise<LatestPage> {
     const head = await lastSeq(this.deps.db, room.id);
     const rows = await feedBefore(this.deps.db, room.id, displayable(viewer), head + 1, limit + 1);
     const more = rows.length > limit;
     const page = more ? rows.slice(1) : rows;
-    return { events: await this.deps.views.views(app, page), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
+    return { events: await this.deps.views.views(app, page, viewer), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
+  }
+
+  /**
+   * `latest` as everyone without a view of their own sees it (no shadow-banned or reacted events
+   * of theirs: a user new to the app), with the page's JSON. A crowd joining at once shares one
+   * read and one serialisation: a caller takes a read that started after its own request did
+   * (`since`, performance.now()), so it sees every event committed before that request.
+   */
+  async latestShared(app: Application, room: Room, limit: number, since: number): Promise<LatestPage> {
+    const key = `${room.id}/${limit}`;
+    const running = this.sharedLatest.get(key);
+    if (running !== undefined && running.started >= since) return running.page;
+    const started = performance.now();
+    const page = this.latest(app, room, limit, undefined).then((l) => ({ ...l, json: JSON.stringify(eventsPage(null, l.events, l.cursor, l.more)) }));
+    if (this.sharedLatest.size >= MAX_RINGS) this.sharedLatest.clear();
+    this.sharedLatest.set(key, { started, page });
+    page.catch(() => this.sharedLatest.delete(key));
+    return page;
   }
 
   /** Every feed event after `cursor`, oldest first (non-displayable ones too). */
@@ -118,7 +146,7 @@ export class RoomFeeds {
     const slice = await feedAfter(this.deps.db, roomId, seq, limit + 1, viewer);
     const more = slice.events.length > limit;
     const rows = more ? slice.events.slice(0, limit) : slice.events;
-    const views = await this.deps.views.views(app, rows);
+    const views = await this.deps.views.views(app, rows, viewer);
     const entries = rows.map((r, i) => ({ seq: r.seq as number, view: views[i] as EventView, cursor: updatesCursor(r.seq as number) }));
     const end = more ? (entries.at(-1) as RingEntry).seq : slice.lastSeq;
     return { entries, cursor: end === seq ? cursor : updatesCursor(end), more };

@@ -1,3 +1,4 @@
+import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import type { NotifyTarget, PublishedEvent, PublishHooks } from '../../events/publish-hooks.js';
 import type { Logger } from '../../logger.js';
@@ -53,40 +54,54 @@ export interface FeedPublisherDeps {
   bus: Bus;
   hooks: PublishHooks;
   views: EventViews;
+  reactionUsersShown: number;
 }
 
-export function createFeedWriter({ db, log, bus, hooks, views }: FeedPublisherDeps): FeedWriter {
-  return new FeedWriter(db, log, async (written) => {
-    await buildViews(views, written);
-    const replies = written.flatMap((w) => w.rows).filter((r) => r.eventType === 'reply' && r.parentId !== null && r.seq !== null);
-    const parents = new Map(
-      (
-        await findEventsById(
-          db,
-          replies.map((r) => r.parentId as string),
-        )
-      ).map((p) => [p.id, p.userId]),
-    );
-    for (const w of written) {
-      w.rows.forEach((row, i) => {
-        if (row.seq === null) return;
-        const view = w.views[i] as EventView;
-        const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
-        bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
-        if (row.shadowban) return;
-        const hooked = hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)));
-        if (hooked !== undefined) hooks.afterPublish(hooked);
-      });
-    }
-  });
+export function createFeedWriter({ db, log, bus, hooks, views, reactionUsersShown }: FeedPublisherDeps): FeedWriter {
+  return new FeedWriter(
+    db,
+    log,
+    async (written) => {
+      await buildViews(views, written);
+      const replies = written.flatMap((w) => w.rows).filter((r) => r.eventType === 'reply' && r.parentId !== null && r.seq !== null);
+      const parents = new Map(
+        (
+          await findEventsById(
+            db,
+            replies.map((r) => r.parentId as string),
+          )
+        ).map((p) => [p.id, p.userId]),
+      );
+      for (const w of written) {
+        w.rows.forEach((row, i) => {
+          if (row.seq === null) return;
+          const view = w.views[i] as EventView;
+          const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
+          bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
+          if (row.shadowban) return;
+          const hooked = hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)));
+          if (hooked !== undefined) hooks.afterPublish(hooked);
+        });
+      }
+    },
+    reactionUsersShown,
+  );
 }
 
+/** Views of every row not built before the commit: one batch per application, so a batch of reactions to one event reads the target once. */
 async function buildViews(views: EventViews, written: Written[]): Promise<void> {
+  const missing = new Map<string, { app: Application; rows: ChatEvent[] }>();
   for (const w of written) {
-    const pre = w.job.views;
-    const missing: ChatEvent[] = w.rows.filter((r) => pre?.get(r.id) === undefined);
-    const built = missing.length === 0 ? [] : await views.views(w.job.app, missing);
-    let k = 0;
-    w.views = w.rows.map((r) => pre?.get(r.id) ?? (built[k++] as EventView));
+    const rows = w.rows.filter((r) => w.job.views?.get(r.id) === undefined);
+    if (rows.length === 0) continue;
+    const group = missing.get(w.job.app.id);
+    if (group === undefined) missing.set(w.job.app.id, { app: w.job.app, rows });
+    else group.rows.push(...rows);
   }
+  const built = new Map<string, EventView>();
+  for (const { app, rows } of missing.values()) {
+    const made = await views.views(app, rows);
+    rows.forEach((r, i) => built.set(r.id, made[i] as EventView));
+  }
+  for (const w of written) w.views = w.rows.map((r) => w.job.views?.get(r.id) ?? (built.get(r.id) as EventView));
 }

@@ -5,6 +5,7 @@ import { notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents } from '../store/insert-events.js';
+import { applyReactions, type ReactionChange } from '../store/reactions.js';
 import { reserveSeqs } from '../store/rooms.js';
 import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
@@ -20,6 +21,8 @@ export interface WriteJob {
   enterFeed: boolean;
   /** Stored waiting events to give feed positions (moderation approval, delay release). */
   publishIds?: string[];
+  /** A reaction event's change to its target: applied with the batch's other changes, before the inserts. */
+  reaction?: ReactionChange;
   /** Extra statements in the same transaction, before the inserts. A job with one commits alone. */
   prepare?: (tx: Tx) => Promise<void>;
   /** Views of the inserts built before the commit (they do not depend on seq); others are built after. */
@@ -59,8 +62,9 @@ const commitsAlone = (job: WriteJob) => job.prepare !== undefined || job.publish
 
 /**
  * Group commit for everything that enters a room's feed. Plain inserts that arrive together
- * share one write: per room, one statement that reserves the seqs and inserts every row. Jobs
- * with statements of their own (reactions, edits) or stored events to publish get a
+ * share one write: per room, one statement that reserves the seqs and inserts every row
+ * (reactions add their changes to the targets in the same transaction, a few statements per
+ * batch). Jobs with statements of their own (edits, replies) or stored events to publish get a
  * transaction each. Two writes may be in flight; their results are published in seq order (see
  * `release`), and `afterCommit` (views, push) runs before any job's promise settles, so nothing
  * is answered before it is durable and visible to this node's pollers.
@@ -79,6 +83,8 @@ export class FeedWriter {
     private readonly db: Db,
     private readonly log: Logger,
     private readonly afterCommit: (written: Written[]) => Promise<void>,
+    /** Users a reaction lists in its target's row (REACTION_USERS_SHOWN). */
+    private readonly reactionUsersShown: number,
   ) {}
 
   submit(job: WriteJob): Promise<Written> {
@@ -210,12 +216,22 @@ export class FeedWriter {
     return outcomes;
   }
 
-  /** One statement: the jobs' rows, those entering the feed numbered in order. */
+  /**
+   * One statement: the jobs' rows, those entering the feed numbered in order. With reactions
+   * among the jobs, one transaction: all their changes to their targets, then that statement.
+   */
   private async appendToRoom(roomId: string, jobs: WriteJob[]): Promise<Written[]> {
     const rows = jobs.flatMap((j) => j.inserts);
     let count = 0;
     const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
-    const last = await appendToFeed(this.db, roomId, rows, positions, count);
+    const reactions = jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction]));
+    const last =
+      reactions.length === 0
+        ? await appendToFeed(this.db, roomId, rows, positions, count)
+        : await this.db.transaction(async (tx) => {
+            await applyReactions(tx, reactions, this.reactionUsersShown);
+            return appendToFeed(tx, roomId, rows, positions, count);
+          });
     if (last === undefined) throw notFound(`Room ${roomId} not found.`);
     rows.forEach((row, k) => {
       const position = positions[k] as number | null;

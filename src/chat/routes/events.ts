@@ -1,6 +1,6 @@
-import { assertActingAs } from '../../http/auth.js';
+import { assertActingAs, viewerOf } from '../../http/auth.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
-import { Command, DeleteEvent, Edit, Message, React, SetDeleted } from '../schemas.js';
+import { Command, DeleteEvent, Edit, Message, React, Reactors, SetDeleted, ViewerOnly } from '../schemas.js';
 import type { Commands } from '../services/commands.js';
 import type { EventViews } from '../services/event-views.js';
 import type { Messages } from '../services/messages.js';
@@ -107,9 +107,20 @@ export function eventRoutes({ rooms, commands, messages, reactions, views }: Eve
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid/events/:eventid',
+      query: ViewerOnly,
       handler: async (ctx) => {
         const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
-        return ok(await views.view(ctx.app, await messages.require(ctx.app, room.id, param(ctx.params, 'eventid'))));
+        const event = await messages.require(ctx.app, room.id, param(ctx.params, 'eventid'));
+        return ok((await views.views(ctx.app, [event], viewerOf(ctx, ctx.query.userid)))[0]);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: 'chat/rooms/:roomid/events/:eventid/reactions',
+      query: Reactors,
+      handler: async (ctx) => {
+        const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
+        return ok(await reactions.reactors(ctx.app, room, param(ctx.params, 'eventid'), ctx.query.reaction, ctx.query.cursor, ctx.query.limit));
       },
     }),
   ];

@@ -4,6 +4,7 @@ import type { RoomFeeds } from '../feed/feed.js';
 import { entryJson } from '../feed/ring.js';
 import { ByTimestamp, ByType, FeedPaging, History, Search } from '../schemas.js';
 import type { EventLists } from '../services/event-lists.js';
+import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
 import { eventsPage } from '../views.js';
 
@@ -11,10 +12,11 @@ export interface ListRoutesDeps {
   rooms: RoomDirectory;
   feeds: RoomFeeds;
   eventLists: EventLists;
+  views: EventViews;
 }
 
 /** The polling feed and every read-only listing of chat events. */
-export function listRoutes({ rooms, feeds, eventLists }: ListRoutesDeps): RouteDef[] {
+export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'GET',
@@ -28,8 +30,13 @@ export function listRoutes({ rooms, feeds, eventLists }: ListRoutesDeps): RouteD
           return ok(eventsPage(room.view, latest.events, latest.cursor, latest.more));
         }
         const read = await feeds.after(ctx.app, room.room, ctx.query.cursor, ctx.query.limit, viewer);
+        const seen = await views.forViewer(
+          ctx.app,
+          viewer,
+          read.entries.map((e) => e.view),
+        );
         // The hot path: assembled from JSON already made (room, ring entries) instead of serialized per poll.
-        const events = read.entries.map(entryJson).join(',');
+        const events = read.entries.map((e, i) => (seen[i] === e.view ? entryJson(e) : JSON.stringify(seen[i]))).join(',');
         return {
           data: null,
           json: `{"kind":"list.chatevents","room":${room.json},"cursor":${JSON.stringify(read.cursor)},"more":${read.more},"itemcount":${read.entries.length},"events":[${events}]}`,

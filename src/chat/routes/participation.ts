@@ -26,14 +26,10 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
     const { limit, userid, role, ...fields } = ctx.body;
     assertActingAs(ctx, userid);
     const { user, room, latest, subscription } = await roomService.join(app, found, { userid, ...fields, role: roleIfTrusted(ctx, role) }, limit);
-    return ok({
-      kind: 'chat.joinroom',
-      user: userView(user),
-      room: roomView(room),
-      eventscursor: eventsPage(null, latest.events, latest.cursor, latest.more),
-      previouseventscursor: latest.more ? beforeCursor(latest.oldestSeq) : '',
-      subscription: subscriptionView(subscription, room),
-    });
+    // Assembled around the events page, which a crowd joining together shares already serialised.
+    const events = latest.json ?? JSON.stringify(eventsPage(null, latest.events, latest.cursor, latest.more));
+    const json = `{"kind":"chat.joinroom","user":${JSON.stringify(userView(user))},"room":${JSON.stringify(roomView(room))},"eventscursor":${events},"previouseventscursor":${JSON.stringify(latest.more ? beforeCursor(latest.oldestSeq) : '')},"subscription":${JSON.stringify(subscriptionView(subscription, room))}}`;
+    return { data: null, json };
   };
 
   return [
@@ -42,7 +38,7 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
       path: 'chat/rooms/:roomid/join',
       limit: 'joins',
       body: Join,
-      handler: async (ctx) => join(ctx, ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid'))),
+      handler: async (ctx) => join(ctx, ctx.app, await rooms.require(ctx.app, param(ctx.params, 'roomid'))),
     }),
     route({
       method: 'POST',

@@ -22,7 +22,7 @@ export class EventLists {
 
   /** Displayable events as `viewer` sees them, scrolling back. */
   previous(app: Application, roomId: string, viewer: string | undefined, cursor: string, limit: number): Promise<EventsPage> {
-    return this.scroll(app, roomId, displayable(viewer), cursor, limit);
+    return this.scroll(app, roomId, displayable(viewer), cursor, limit, viewer);
   }
 
   ofType(app: Application, roomId: string, eventType: string, cursor: string, limit: number): Promise<EventsPage> {
@@ -31,7 +31,7 @@ export class EventLists {
 
   /** The user's messages; their shadow-banned ones only to a `viewer` who may act as them. */
   byUser(app: Application, roomId: string, userId: string, viewer: string | undefined, cursor: string, limit: number): Promise<EventsPage> {
-    return this.scroll(app, roomId, byAuthor(userId, viewer), cursor, limit);
+    return this.scroll(app, roomId, byAuthor(userId, viewer), cursor, limit, viewer);
   }
 
   /** Every stored event of the room (waiting ones too), scrolling back by id. */
@@ -49,7 +49,7 @@ export class EventLists {
     const ts = /^\d+$/.test(at) ? Number(at) : Date.parse(at);
     if (!Number.isFinite(ts)) throw badRequest(`The timestamp ${at} is not valid.`, { ts: 'must be Unix milliseconds or ISO 8601' });
     const around = await aroundTs(this.deps.db, room.id, ts, older, newer, viewer);
-    const events = await this.deps.views.views(app, [...around.older, ...around.newer]);
+    const events = await this.deps.views.views(app, [...around.older, ...around.newer], viewer);
     return { kind: 'list.chateventsbytimestamp', room: view, ts, itemcount: events.length, olderitemcount: around.older.length, neweritemcount: around.newer.length, events };
   }
 
@@ -76,11 +76,11 @@ export class EventLists {
   }
 
   /** The newest `limit` events matching `where` before the cursor, oldest first; the cursor pages further back. */
-  private async scroll(app: Application, roomId: string, where: EventFilter, cursor: string, limit: number): Promise<EventsPage> {
+  private async scroll(app: Application, roomId: string, where: EventFilter, cursor: string, limit: number, viewer?: string): Promise<EventsPage> {
     const { room, view } = await this.deps.rooms.cached(app, roomId);
     const found = await feedBefore(this.deps.db, room.id, where, readBeforeCursor(cursor), limit + 1);
     const more = found.length > limit;
     const items = more ? found.slice(1) : found;
-    return eventsPage(view, await this.deps.views.views(app, items), more ? beforeCursor((items[0] as ChatEvent).seq as number) : '', more);
+    return eventsPage(view, await this.deps.views.views(app, items, viewer), more ? beforeCursor((items[0] as ChatEvent).seq as number) : '', more);
   }
 }

@@ -4,6 +4,7 @@ import type { UserService } from '../../users/service.js';
 import { findEventsById } from '../store/events.js';
 import type { ChatEvent } from '../types.js';
 import { eventView, tombstoneView, type EventView } from '../views.js';
+import { markOwnReactions } from './own-reactions.js';
 
 export interface EventViewsDeps {
   db: Db;
@@ -14,7 +15,20 @@ export interface EventViewsDeps {
 export class EventViews {
   constructor(private readonly deps: EventViewsDeps) {}
 
-  async views(app: Application, rows: ChatEvent[]): Promise<EventView[]> {
+  /** The views as `viewer` sees them: their own reactions listed even where the lists are capped (see own-reactions.ts). */
+  async forViewer(app: Application, viewer: string | undefined, views: EventView[]): Promise<EventView[]> {
+    if (viewer === undefined) return views;
+    const user = await this.deps.users.get(app, viewer);
+    const listed = user === undefined ? undefined : { userid: user.userId, handle: user.handle, displayname: user.displayName };
+    return markOwnReactions(this.deps.db, listed, views);
+  }
+
+  async views(app: Application, rows: ChatEvent[], viewer?: string): Promise<EventView[]> {
+    const built = await this.build(app, rows);
+    return viewer === undefined ? built : this.forViewer(app, viewer, built);
+  }
+
+  private async build(app: Application, rows: ChatEvent[]): Promise<EventView[]> {
     const targetIds = [...new Set(rows.map((r) => r.replyToId).filter((id): id is string => id !== null))];
     const targets = new Map((await findEventsById(this.deps.db, targetIds)).map((t) => [t.id, t]));
     const userIds = new Set<string>();

@@ -8,6 +8,10 @@ import { SingleFlight } from '../../single-flight.js';
 import * as store from '../store/participants.js';
 import { addInRoom } from '../store/rooms.js';
 import type { Room, Subscription } from '../types.js';
+import { GroupCommit } from '../../db/group-commit.js';
+import { newId } from '../../ids.js';
+import type { Logger } from '../../logger.js';
+import { commitMetrics } from '../../metrics/registry.js';
 import type { RoomDirectory } from './room-directory.js';
 
 const SWEEP_BATCH = 1000;
@@ -16,8 +20,37 @@ const ROOMS_REMEMBERED = 20_000;
 
 const memberKey = (roomId: string, userId: string) => `${roomId}/${userId}`;
 
+interface Departure {
+  roomId: string;
+  userId: string;
+}
+
+/** Distinct pairs once each (a statement may not change a row twice); a repeat in the same batch did not enter. */
+async function arrive(db: Db, batch: store.Arrival[]): Promise<store.Arrived[]> {
+  const first = new Map<string, number>();
+  batch.forEach((a, i) => first.set(memberKey(a.roomId, a.userId), first.get(memberKey(a.roomId, a.userId)) ?? i));
+  const distinct = [...first.values()].map((i) => batch[i] as store.Arrival);
+  const done = new Map(distinct.map((a, i) => [memberKey(a.roomId, a.userId), i]));
+  const written = await store.arriveMany(db, distinct, new Date());
+  return batch.map((a, i) => {
+    const key = memberKey(a.roomId, a.userId);
+    const w = written[done.get(key) as number] as store.Arrived;
+    return first.get(key) === i ? w : { ...w, entered: false };
+  });
+}
+
+async function depart(db: Db, batch: Departure[]): Promise<boolean[]> {
+  const first = new Map<string, number>();
+  batch.forEach((d, i) => first.set(memberKey(d.roomId, d.userId), first.get(memberKey(d.roomId, d.userId)) ?? i));
+  const distinct = [...first.values()].map((i) => batch[i] as Departure);
+  const gone = await store.departMany(db, distinct);
+  const wasIn = new Map(distinct.map((d, i) => [memberKey(d.roomId, d.userId), gone[i] === true]));
+  return batch.map((d, i) => first.get(memberKey(d.roomId, d.userId)) === i && wasIn.get(memberKey(d.roomId, d.userId)) === true);
+}
+
 export interface ParticipationDeps {
   db: Db;
+  log: Logger;
   bus: Bus;
   apps: AppDirectory;
   rooms: RoomDirectory;
@@ -41,8 +74,12 @@ export class Participation {
   private readonly joined = new Map<string, Set<string>>();
   private readonly checking = new SingleFlight<boolean>();
   private activity = new Map<string, Set<string>>();
+  private readonly arrivals: GroupCommit<store.Arrival, store.Arrived>;
+  private readonly departures: GroupCommit<Departure, boolean>;
 
   constructor(private readonly deps: ParticipationDeps) {
+    this.arrivals = new GroupCommit((batch) => arrive(deps.db, batch), deps.log, 'joining rooms', commitMetrics('chat_joins'));
+    this.departures = new GroupCommit((batch) => depart(deps.db, batch), deps.log, 'leaving rooms', commitMetrics('chat_exits'));
     on(deps.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
       this.joined.get(roomId)?.delete(userId);
       this.checking.invalidate(memberKey(roomId, userId));
@@ -53,16 +90,13 @@ export class Participation {
     });
   }
 
-  /** Starts or refreshes the session and the subscription; `entered` when the user was not in the room. */
-  async join(app: Application, room: Room, userId: string): Promise<{ entered: boolean; subscription: Subscription }> {
-    const now = new Date();
+  /**
+   * Starts or refreshes the session and the subscription; `entered` when the user was not in the
+   * room; the room's counters as the write left them. Group-committed with other arrivals.
+   */
+  async join(app: Application, room: Room, userId: string): Promise<store.Arrived> {
     const since = this.checking.stamp();
-    const result = await this.deps.db.transaction(async (tx) => {
-      const entered = await store.upsertParticipant(tx, app.id, room.id, userId, now);
-      const subscription = await store.upsertSubscription(tx, app.id, room.id, userId, now);
-      if (entered) await addInRoom(tx, room.id, 1);
-      return { entered, subscription };
-    });
+    const result = await this.arrivals.submit({ appId: app.id, roomId: room.id, userId, subscriptionId: newId() });
     const key = memberKey(room.id, userId);
     // A departure announced during the write may be newer than it: then the next check reads the database.
     const current = this.checking.unchangedSince(key, since);
@@ -75,12 +109,7 @@ export class Participation {
 
   /** Ends the session and the subscription; true when the user was in the room. */
   async leave(app: Application, room: Room, userId: string): Promise<boolean> {
-    const left = await this.deps.db.transaction(async (tx) => {
-      const gone = await store.deleteParticipant(tx, room.id, userId);
-      await store.deleteSubscription(tx, room.id, userId);
-      if (gone) await addInRoom(tx, room.id, -1);
-      return gone;
-    });
+    const left = await this.departures.submit({ roomId: room.id, userId });
     this.forget(app, room.id, userId);
     return left;
   }

@@ -10,6 +10,7 @@ import type { UserService } from '../../users/service.js';
 import { effectActive, type User } from '../../users/types.js';
 import { hookEvent, notifyTargets } from '../feed/publisher.js';
 import type { FeedWriter } from '../feed/writer.js';
+import type { ReactionChange } from '../store/reactions.js';
 import type { ChatEvent, Room, SystemEventInput } from '../types.js';
 import { eventView, type EventView } from '../views.js';
 import type { Participation } from './participation.js';
@@ -47,6 +48,8 @@ export interface Draft {
   hierarchy?: string[];
   /** Author of the replied-to/quoted/reacted-to event, for notifications. */
   targetAuthor?: string | null;
+  /** A reaction event's change to its target, written in the same batch as the event. */
+  reaction?: ReactionChange;
 }
 
 const MEMO_ENTRIES = 10_000;
@@ -105,6 +108,7 @@ export class Posting {
       inserts: [row],
       enterFeed: !pending && !delayed,
       ...(prepare === undefined ? {} : { prepare }),
+      ...(draft.reaction === undefined ? {} : { reaction: draft.reaction }),
       ...(needsTarget ? {} : { views: new Map([[row.id, view]]) }),
     });
     if (delayed) this.scheduleRelease(app, room, row.id);

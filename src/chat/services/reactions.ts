@@ -1,45 +1,67 @@
 import type { Application } from '../../apps/types.js';
-import type { Tx } from '../../db/client.js';
-import { lockReactions, setReactions } from '../store/events.js';
-import type { Room, StoredReaction } from '../types.js';
+import type { Db } from '../../db/client.js';
+import { decodeCursor, pageOf } from '../../http/cursor.js';
+import type { UserService } from '../../users/service.js';
+import { listReactors } from '../store/reactions.js';
+import { SingleFlight } from '../../single-flight.js';
+import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
 import type { Messages } from './messages.js';
+import { withOwnReaction } from './own-reactions.js';
 import type { Posting } from './posting.js';
 
 export interface ReactionsDeps {
+  db: Db;
+  users: UserService;
   posting: Posting;
   messages: Messages;
 }
 
-/** Adds or removes `userId`'s reaction of `type`; a reaction un-reacted to zero keeps its entry, with no users (as the SDKs expect). */
-export function applyReaction(reactions: StoredReaction[], type: string, userId: string, reacted: boolean): StoredReaction[] {
-  const out = reactions.map((r) => ({ type: r.type, users: r.users.filter((u) => u !== userId || r.type !== type) }));
-  if (reacted) {
-    const existing = out.find((r) => r.type === type);
-    if (existing === undefined) out.push({ type, users: [userId] });
-    else existing.users.push(userId);
-  }
-  return out;
-}
+const isPosition = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
 
-/** Reactions (`like`, `emoji:...`): a `reaction` event whose replyto is the updated target. */
+/**
+ * Reactions (`like`, `emoji:...`): a `reaction` event whose replyto is the updated target. The
+ * change joins the feed's group commit with the event (see applyReactions), so a crowd reacting
+ * to one event costs about what a crowd of chat posts does.
+ */
 export class Reactions {
+  /** A crowd reacting to one event reads it once per round trip, not once per request. */
+  private readonly targets = new SingleFlight<ChatEvent>();
+
   constructor(private readonly deps: ReactionsDeps) {}
 
   async react(app: Application, room: Room, eventId: string, userId: string, reaction: string, reacted: boolean): Promise<EventView> {
     const sender = await this.deps.posting.sender(app, room, userId);
-    const target = await this.deps.messages.require(app, room.id, eventId);
-    return this.deps.posting.post(app, room, sender, { eventtype: 'reaction', body: reaction, replyToId: target.id, targetAuthor: target.userId }, (tx) =>
-      this.update(tx, target.id, reaction, userId, reacted),
-    );
+    // A target deleted after this read takes no reaction: the batch finds it gone (see applyReactions).
+    const target = await this.targets.run(`${room.id}/${eventId}`, () => this.deps.messages.require(app, room.id, eventId));
+    const view = await this.deps.posting.post(app, room, sender, {
+      eventtype: 'reaction',
+      body: reaction,
+      replyToId: target.id,
+      targetAuthor: target.userId,
+      reaction: { eventId: target.id, type: reaction, userId, reacted },
+    });
+    // Others of the same batch may have pushed the user out of the latest listed; their answer still shows their reaction.
+    if (!reacted || view.replyto === null) return view;
+    const { user } = sender;
+    return { ...view, replyto: withOwnReaction(view.replyto, reaction, { userid: user.userId, handle: user.handle, displayname: user.displayName }) };
   }
 
-  /** Read-modify-write under the row lock, so concurrent reactions on one event all count. */
-  private async update(tx: Tx, eventId: string, type: string, userId: string, reacted: boolean): Promise<void> {
-    const stored = await lockReactions(tx, eventId);
-    if (stored === undefined) return;
-    const reactions = applyReaction(stored, type, userId, reacted);
-    const likeCount = reactions.find((r) => r.type === 'like')?.users.length ?? 0;
-    await setReactions(tx, eventId, reactions, likeCount);
+  /** Everyone who reacted with `type` to the event, newest first, a page at a time. */
+  async reactors(app: Application, room: Room, eventId: string, type: string, cursor: string, limit: number) {
+    const target = await this.deps.messages.require(app, room.id, eventId);
+    const before = cursor === '' ? 0 : decodeCursor(cursor, isPosition);
+    const found = await listReactors(this.deps.db, target.id, type, before, limit + 1);
+    const page = pageOf(found, limit, (r) => r.n);
+    const users = await this.deps.users.getMany(
+      app,
+      page.items.map((r) => r.userId),
+    );
+    const items = page.items.map((r) => {
+      const u = users.get(r.userId);
+      return { userid: r.userId, handle: u?.handle ?? '', displayname: u?.displayName ?? '', pictureurl: u?.pictureUrl ?? '', added: r.added.toISOString() };
+    });
+    const count = target.reactions.find((r) => r.type === type)?.count ?? 0;
+    return { kind: 'list.chatreactionusers', eventid: target.id, reaction: type, count, cursor: page.next, more: page.next !== '', itemcount: items.length, users: items };
   }
 }

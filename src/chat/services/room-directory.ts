@@ -2,6 +2,7 @@ import type { Application } from '../../apps/types.js';
 import { ReplicatedCache } from '../../cache/replicated-cache.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors.js';
+import { SingleFlight } from '../../single-flight.js';
 import { internal } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
 import { findRoom, findRoomAnyApp, findRoomByCustomId } from '../store/rooms.js';
@@ -34,6 +35,7 @@ function entryOf(room: Room): Cached {
  */
 export class RoomDirectory {
   private readonly cache: ReplicatedCache<Cached>;
+  private readonly byCustom = new SingleFlight<Room | undefined>();
 
   constructor(private readonly deps: RoomDirectoryDeps) {
     this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
@@ -61,8 +63,9 @@ export class RoomDirectory {
     return room;
   }
 
+  /** Read from the database; a crowd asking for the same room at once shares one read. */
   async byCustomId(app: Application, customId: string): Promise<Room> {
-    const room = await findRoomByCustomId(this.deps.db, app.id, customId);
+    const room = await this.byCustom.run(`${app.id}\u0000${customId}`, () => findRoomByCustomId(this.deps.db, app.id, customId));
     if (room === undefined) throw notFound(`Room with customid ${customId} not found.`);
     return room;
   }

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { deletedCount, rows, type Queryable } from '../../db/client.js';
-import { chatEvents, type StoredReaction } from '../../db/schema/chat.js';
+import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
 import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
@@ -36,16 +36,6 @@ export async function countReply(q: Queryable, id: string): Promise<void> {
     .update(chatEvents)
     .set({ replyCount: sql`${chatEvents.replyCount} + 1` })
     .where(eq(chatEvents.id, id));
-}
-
-/** The event's reactions, its row locked until the transaction ends; undefined when it is gone. */
-export async function lockReactions(q: Queryable, id: string): Promise<StoredReaction[] | undefined> {
-  const [row] = await q.select({ reactions: chatEvents.reactions }).from(chatEvents).where(eq(chatEvents.id, id)).for('update');
-  return row?.reactions;
-}
-
-export async function setReactions(q: Queryable, id: string, reactions: StoredReaction[], likeCount: number): Promise<void> {
-  await q.update(chatEvents).set({ reactions, likeCount }).where(eq(chatEvents.id, id));
 }
 
 export async function deleteEvent(q: Queryable, id: string): Promise<boolean> {

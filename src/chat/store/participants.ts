@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { textArray } from '../../db/arrays.js';
-import { rows, type Queryable } from '../../db/client.js';
+import { preparedRows, rows, type Queryable } from '../../db/client.js';
 import { chatParticipants, chatRoomPermissions, chatRooms, chatSubscriptions } from '../../db/schema/chat.js';
 import { newId } from '../../ids.js';
 import type { Participant, Subscription } from '../types.js';
@@ -23,18 +23,6 @@ export async function upsertSubscription(q: Queryable, appId: string, roomId: st
     .onConflictDoUpdate({ target: [chatSubscriptions.roomId, chatSubscriptions.userId], set: { updated: now } })
     .returning();
   return row as Subscription;
-}
-
-export async function deleteParticipant(q: Queryable, roomId: string, userId: string): Promise<boolean> {
-  const gone = await q
-    .delete(chatParticipants)
-    .where(and(eq(chatParticipants.roomId, roomId), eq(chatParticipants.userId, userId)))
-    .returning({ userId: chatParticipants.userId });
-  return gone.length > 0;
-}
-
-export async function deleteSubscription(q: Queryable, roomId: string, userId: string): Promise<void> {
-  await q.delete(chatSubscriptions).where(and(eq(chatSubscriptions.roomId, roomId), eq(chatSubscriptions.userId, userId)));
 }
 
 export async function findParticipant(q: Queryable, roomId: string, userId: string): Promise<Participant | undefined> {
@@ -108,4 +96,100 @@ export async function deleteRoomPeople(q: Queryable, roomId: string): Promise<vo
   await q.delete(chatParticipants).where(eq(chatParticipants.roomId, roomId));
   await q.delete(chatSubscriptions).where(eq(chatSubscriptions.roomId, roomId));
   await q.delete(chatRoomPermissions).where(eq(chatRoomPermissions.roomId, roomId));
+}
+
+export interface Arrival {
+  appId: string;
+  roomId: string;
+  userId: string;
+  /** The subscription's id, used when it is new. */
+  subscriptionId: string;
+}
+
+/** A room's counters as a batch of arrivals or departures left them. */
+export interface RoomCounters {
+  inRoom: number;
+  lastMessageAt: Date | null;
+}
+
+export interface Arrived {
+  entered: boolean;
+  subscription: Subscription;
+  room: RoomCounters;
+}
+
+const at = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+const atOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : at(value));
+
+/**
+ * Starts or refreshes the sessions and subscriptions of distinct (room, user) pairs in one
+ * statement, and moves each room's `in_room` once by the number that entered (`xmax = 0`: the
+ * row was inserted, not updated). Rows are taken in key order, so batches of several nodes
+ * queue instead of deadlocking. Returns, per arrival in order, what it did and the room's counters.
+ */
+export async function arriveMany(q: Queryable, arrivals: Arrival[], now: Date): Promise<Arrived[]> {
+  const found = await preparedRows<Record<string, unknown>>(
+    q,
+    'chat_arrive_many',
+    sql`with a as (
+      select * from unnest(${textArray(arrivals.map((a) => a.appId))}::text[], ${textArray(arrivals.map((a) => a.roomId))}::text[], ${textArray(arrivals.map((a) => a.userId))}::text[], ${textArray(arrivals.map((a) => a.subscriptionId))}::text[]) as a(app_id, room_id, user_id, sub_id)
+      order by room_id, user_id
+    ), p as (
+      insert into chat_participants (app_id, room_id, user_id, added, last_seen)
+      select app_id, room_id, user_id, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz from a
+      on conflict (room_id, user_id) do update set last_seen = excluded.last_seen
+      returning room_id, user_id, xmax = 0 as entered
+    ), s as (
+      insert into chat_subscriptions (id, app_id, room_id, user_id, added, updated)
+      select sub_id, app_id, room_id, user_id, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz from a
+      on conflict (room_id, user_id) do update set updated = excluded.updated
+      returning id, app_id, room_id, user_id, persist, added, updated
+    ), c as (
+      update chat_rooms r set in_room = greatest(r.in_room + d.n, 0)
+      from (select room_id, count(*)::int as n from p where entered group by room_id) d
+      where r.id = d.room_id
+      returning r.id, r.in_room
+    )
+    select s.id, s.app_id, s.room_id, s.user_id, s.persist, s.added, s.updated, p.entered, coalesce(c.in_room, r.in_room) as in_room, r.last_message_at
+    from s join p on p.room_id = s.room_id and p.user_id = s.user_id
+    left join chat_rooms r on r.id = s.room_id
+    left join c on c.id = s.room_id`,
+  );
+  const byKey = new Map(found.map((f) => [`${String(f['room_id'])}/${String(f['user_id'])}`, f]));
+  return arrivals.map((a) => {
+    const f = byKey.get(`${a.roomId}/${a.userId}`) as Record<string, unknown>;
+    const subscription: Subscription = {
+      id: String(f['id']),
+      appId: String(f['app_id']),
+      roomId: a.roomId,
+      userId: a.userId,
+      persist: f['persist'] === true,
+      added: at(f['added']),
+      updated: at(f['updated']),
+    };
+    return { entered: f['entered'] === true, subscription, room: { inRoom: Number(f['in_room'] ?? 0), lastMessageAt: atOrNull(f['last_message_at']) } };
+  });
+}
+
+/** Ends the sessions and subscriptions of distinct (room, user) pairs in one statement, each room's `in_room` moved once; per pair, whether it was in the room. */
+export async function departMany(q: Queryable, departures: { roomId: string; userId: string }[]): Promise<boolean[]> {
+  const found = await preparedRows<{ room_id: string; user_id: string }>(
+    q,
+    'chat_depart_many',
+    sql`with a as (
+      select * from unnest(${textArray(departures.map((d) => d.roomId))}::text[], ${textArray(departures.map((d) => d.userId))}::text[]) as a(room_id, user_id)
+      order by room_id, user_id
+    ), p as (
+      delete from chat_participants x using a where x.room_id = a.room_id and x.user_id = a.user_id returning x.room_id, x.user_id
+    ), s as (
+      delete from chat_subscriptions x using a where x.room_id = a.room_id and x.user_id = a.user_id
+    ), c as (
+      update chat_rooms r set in_room = greatest(r.in_room - d.n, 0)
+      from (select room_id, count(*)::int as n from p group by room_id) d
+      where r.id = d.room_id
+    )
+    select room_id, user_id from p`,
+  );
+  const gone = new Set(found.map((f) => `${f.room_id}/${f.user_id}`));
+  return departures.map((d) => gone.has(`${d.roomId}/${d.userId}`));
 }

@@ -2,9 +2,14 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { customColumns, ts } from './columns.js';
 
-/** A reaction on a chat event: its type (`like`, `emoji:...`) and who reacted, oldest first. */
+/**
+ * A reaction on a chat event as the event row keeps it for views: its type (`like`,
+ * `emoji:...`), how many reacted, and the latest of them (oldest first, at most
+ * REACTION_USERS_SHOWN). Everyone who reacted is in chat_reactions.
+ */
 export interface StoredReaction {
   type: string;
+  count: number;
   users: string[];
 }
 
@@ -153,4 +158,19 @@ export const chatRoomPermissions = pgTable(
     added: ts('added').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.roomId, t.userId] })],
+);
+
+/** Who reacted how to a chat event: one row per user and reaction type; `n` orders them (latest last). */
+export const chatReactions = pgTable(
+  'chat_reactions',
+  {
+    eventId: text('event_id')
+      .notNull()
+      .references(() => chatEvents.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    userId: text('user_id').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    added: ts('added').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.userId, t.type] }), index('chat_reactions_latest_idx').on(t.eventId, t.type, t.n)],
 );

@@ -1,0 +1,171 @@
+/**
+ * Crowd writes beside chat posts, on the built server with rate limits off: the kickoff (FANS new
+ * fans join one room), the goal (every fan likes one event) and the hot take (every fan up-votes
+ * one comment), each next to a phase of chat posts in the same run. Prints, per phase, server CPU
+ * per request, requests/s, p50/p99 and the ratio of its CPU per request to the posts' (median of
+ * the post phases), then checks the counts the crowd left (inroom, like count, up-votes).
+ *
+ *   npm run bench:crowd                                       # embedded, this checkout
+ *   DATABASE_URL=postgres://… npm run bench:crowd             # Postgres (one fresh database per checkout)
+ *   CHECKOUTS=before=/path/to/old/checkout,after=. npm run bench:crowd   # before/after, each built (npm run build)
+ *   FANS=3000 CONNECTIONS=32
+ */
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
+import { benchApp, type BenchApp } from './lib/app.js';
+import { load } from './lib/autocannon.js';
+import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
+import { joinSpeakers } from './lib/limits.js';
+
+const fans = Number(process.env['FANS'] ?? 3000);
+const connections = Number(process.env['CONNECTIONS'] ?? 32);
+const databaseUrl = process.env['DATABASE_URL'];
+const checkouts = (process.env['CHECKOUTS'] ?? 'this=.').split(',').map((spec) => {
+  const [name = '', where = '.'] = spec.split('=');
+  return { name, root: resolve(where) };
+});
+
+interface Phase {
+  name: string;
+  cpuUs: number;
+  dbCpuUs: number;
+  requestsPerSec: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+/** A database of its own per checkout, so each starts from the same empty state. */
+async function freshDatabase(checkout: string): Promise<string | undefined> {
+  if (databaseUrl === undefined) return undefined;
+  const url = new URL(databaseUrl);
+  const name = `${url.pathname.slice(1)}_bench_${checkout}`.replace(/[^a-z0-9_]/gi, '_');
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** `fans` requests, one body each, sent `connections` at a time; the server's and the database's CPU per request. */
+async function phase(server: SpawnedServer, name: string, url: string, token: string, bodies: string[]): Promise<Phase> {
+  const pid = server.process.pid as number;
+  const before = cpuSeconds(pid);
+  const dbBefore = databaseUrl === undefined ? 0 : postgresCpuSeconds();
+  let next = 0;
+  const started = performance.now();
+  let failed = 0;
+  const result = await load({
+    url,
+    method: 'POST',
+    headers: { 'x-api-token': token },
+    connections,
+    durationSeconds: 600,
+    requests: [
+      {
+        setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }),
+        onResponse: (status) => {
+          if (status !== 200) failed += 1;
+        },
+      },
+    ],
+    amount: bodies.length,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const answered = Math.max(1, result.answered);
+  return {
+    name,
+    cpuUs: ((cpuSeconds(pid) - before) * 1e6) / answered,
+    dbCpuUs: databaseUrl === undefined ? 0 : ((postgresCpuSeconds() - dbBefore) * 1e6) / answered,
+    requestsPerSec: Math.round(answered / seconds),
+    p50: result.p50,
+    p99: result.p99,
+    failed: failed + result.errors,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function run(checkout: { name: string; root: string }): Promise<void> {
+  const url = await freshDatabase(checkout.name);
+  const server = await spawnServer({ RATE_LIMITS: 'off', ...(url === undefined ? {} : { DATABASE_URL: url }) }, BUILT, checkout.root);
+  try {
+    const app = await benchApp(server.url);
+    const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'stadium', enableenterandexit: false });
+    const speakers = await joinSpeakers(app, room.id, 200);
+    const goal = await app.call<{ speech: { id: string } }>('POST', `chat/rooms/${room.id}/command`, { userid: speakers[0], command: 'GOAL!' });
+    const conversationid = `bench-${checkout.name}`;
+    await app.call('POST', 'comment/conversations', { conversationid, property: 'bench', moderation: 'post' });
+    const take = await app.call<{ id: string }>('POST', `comment/conversations/${conversationid}/comments`, { userid: speakers[0], body: 'hot take' });
+    const fanIds = Array.from({ length: fans }, (_, i) => `fan${i}`);
+    const posts = () => fanIds.map((_, i) => JSON.stringify({ userid: speakers[i % speakers.length], command: 'what a match' }));
+    const phases: Phase[] = [];
+    const add = async (name: string, path: string, bodies: string[]) => phases.push(await phase(server, name, app.url(path), app.token, bodies));
+    await add('chat post', `chat/rooms/${room.id}/command`, posts());
+    await add(
+      'kickoff: join',
+      `chat/rooms/${room.id}/join`,
+      fanIds.map((userid) => JSON.stringify({ userid, displayname: `Fan ${userid}` })),
+    );
+    await add('chat post', `chat/rooms/${room.id}/command`, posts());
+    await add(
+      'goal: like',
+      `chat/rooms/${room.id}/events/${goal.speech.id}/react`,
+      fanIds.map((userid) => JSON.stringify({ userid, reaction: 'like', reacted: true })),
+    );
+    await add('chat post', `chat/rooms/${room.id}/command`, posts());
+    await add(
+      'hot take: up-vote',
+      `comment/conversations/${conversationid}/comments/${take.id}/vote`,
+      fanIds.map((userid) => JSON.stringify({ userid, vote: 'up' })),
+    );
+    report(checkout.name, phases);
+    await checkCounts(app, room.id, goal.speech.id, conversationid, take.id, speakers.length);
+  } finally {
+    await server.stop();
+  }
+}
+
+function report(name: string, phases: Phase[]): void {
+  const post = median(phases.filter((p) => p.name === 'chat post').map((p) => p.cpuUs));
+  const db = databaseUrl === undefined ? '' : '  db CPU µs/req';
+  process.stdout.write(`\n${name} (${databaseUrl === undefined ? 'embedded' : 'postgres'}, ${fans} fans, ${connections} in flight)\n`);
+  process.stdout.write(`phase               server CPU µs/req   req/s   p50 ms  p99 ms  × post${db}  failed\n`);
+  for (const p of phases) {
+    const cells = [
+      p.name.padEnd(20),
+      p.cpuUs.toFixed(0).padStart(17),
+      String(p.requestsPerSec).padStart(7),
+      String(p.p50).padStart(8),
+      String(p.p99).padStart(7),
+      `${(p.cpuUs / post).toFixed(2)}×`.padStart(7),
+      databaseUrl === undefined ? '' : p.dbCpuUs.toFixed(0).padStart(15),
+      String(p.failed).padStart(7),
+    ];
+    process.stdout.write(`${cells.join(' ')}\n`);
+  }
+}
+
+/** The crowd's counts as a client reads them afterwards: each must equal what was acknowledged. */
+async function checkCounts(app: BenchApp, roomId: string, eventId: string, conversationid: string, commentId: string, speakers: number): Promise<void> {
+  const room = await app.call<{ inroom: number }>('GET', `chat/rooms/${roomId}`);
+  const event = await app.call<{ likecount: number }>('GET', `chat/rooms/${roomId}/events/${eventId}`);
+  const comment = await app.call<{ votecount: number; votescore: number }>('GET', `comment/conversations/${conversationid}/comments/${commentId}`);
+  const checks = [
+    ['inroom', room.inroom, fans + speakers],
+    ['likecount', event.likecount, fans],
+    ['votecount', comment.votecount, fans],
+  ] as const;
+  for (const [what, got, want] of checks) {
+    process.stdout.write(`${what} ${got} (expected ${want}) ${got === want ? 'EXACT' : 'MISMATCH'}\n`);
+    if (got !== want) process.exitCode = 1;
+  }
+}
+
+for (const checkout of checkouts) await run(checkout);

@@ -1,0 +1,126 @@
+import { sql } from 'drizzle-orm';
+import { textArray } from '../../db/arrays.js';
+import { rows, type Queryable } from '../../db/client.js';
+import type { StoredReaction } from '../types.js';
+
+/** One user's reaction of one type to a chat event, set (`reacted`) or taken back. */
+export interface ReactionChange {
+  eventId: string;
+  type: string;
+  userId: string;
+  reacted: boolean;
+}
+
+const pairKey = (eventId: string, type: string) => `${eventId}\u0000${type}`;
+
+/**
+ * Applies a batch's reaction changes in the caller's transaction, whatever their number, in four
+ * statements: lock the target events (in id order, so batches of several nodes queue instead of
+ * deadlocking), add and remove the reaction rows, read the latest `shown` users of each changed
+ * reaction, and write each target's summary once: its count moved by the net change (exact, as
+ * every writer holds the target's lock) and its latest users. A repeated change is a no-op; of
+ * one user's changes to the same reaction in a batch, the last wins. Changes to events that are
+ * gone are dropped.
+ */
+export async function applyReactions(tx: Queryable, changes: ReactionChange[], shown: number): Promise<void> {
+  const last = new Map<string, ReactionChange>();
+  for (const c of changes) last.set(`${pairKey(c.eventId, c.type)}\u0000${c.userId}`, c);
+  const eventIds = [...new Set(changes.map((c) => c.eventId))].sort();
+  const targets = await rows<{ id: string; reactions: StoredReaction[] }>(tx, sql`select id, reactions from chat_events where id = any(${textArray(eventIds)}::text[]) order by id for update`);
+  const stored = new Map(targets.map((t) => [t.id, t.reactions]));
+  const live = [...last.values()].filter((c) => stored.has(c.eventId));
+  const deltas = await changeRows(tx, live);
+  if (deltas.length === 0) return;
+  const latest = await latestUsers(tx, deltas, shown);
+  const summaries = new Map<string, StoredReaction[]>();
+  for (const d of deltas) {
+    const reactions = summaries.get(d.eventId) ?? (stored.get(d.eventId) as StoredReaction[]).map((r) => ({ ...r }));
+    summaries.set(d.eventId, reactions);
+    const users = latest.get(pairKey(d.eventId, d.type)) ?? [];
+    const entry = reactions.find((r) => r.type === d.type);
+    // Un-reacted to zero, an entry stays with no users (as the SDKs expect).
+    if (entry === undefined) reactions.push({ type: d.type, count: Math.max(0, d.delta), users });
+    else Object.assign(entry, { count: Math.max(0, entry.count + d.delta), users });
+  }
+  const json = JSON.stringify([...summaries].map(([id, reactions]) => ({ id, reactions, like_count: reactions.find((r) => r.type === 'like')?.count ?? 0 })));
+  await tx.execute(sql`
+    update chat_events e set reactions = v.reactions, like_count = v.like_count
+    from jsonb_to_recordset(${json}::jsonb) as v(id text, reactions jsonb, like_count integer)
+    where e.id = v.id`);
+}
+
+interface Delta {
+  eventId: string;
+  type: string;
+  delta: number;
+}
+
+/** Inserts the set reactions (in order, so the latest come last) and deletes the taken-back ones; the net change per reaction that moved. */
+async function changeRows(tx: Queryable, changes: ReactionChange[]): Promise<Delta[]> {
+  if (changes.length === 0) return [];
+  const set = changes.filter((c) => c.reacted);
+  const gone = changes.filter((c) => !c.reacted);
+  const found = await rows<{ event_id: string; type: string; delta: number }>(
+    tx,
+    sql`with d as (
+      delete from chat_reactions r
+      using unnest(${textArray(gone.map((c) => c.eventId))}::text[], ${textArray(gone.map((c) => c.type))}::text[], ${textArray(gone.map((c) => c.userId))}::text[]) as g(event_id, type, user_id)
+      where r.event_id = g.event_id and r.type = g.type and r.user_id = g.user_id
+      returning r.event_id, r.type, -1 as delta
+    ), i as (
+      insert into chat_reactions (event_id, type, user_id)
+      select a.event_id, a.type, a.user_id
+      from unnest(${textArray(set.map((c) => c.eventId))}::text[], ${textArray(set.map((c) => c.type))}::text[], ${textArray(set.map((c) => c.userId))}::text[]) with ordinality as a(event_id, type, user_id, k)
+      order by a.k
+      on conflict do nothing
+      returning event_id, type, 1 as delta
+    )
+    select event_id, type, sum(delta)::int as delta from (select * from d union all select * from i) c group by event_id, type`,
+  );
+  return found.filter((f) => Number(f.delta) !== 0).map((f) => ({ eventId: f.event_id, type: f.type, delta: Number(f.delta) }));
+}
+
+/** The latest `shown` users of each reaction, oldest first, one index range each. */
+async function latestUsers(tx: Queryable, pairs: { eventId: string; type: string }[], shown: number): Promise<Map<string, string[]>> {
+  const found = await rows<{ event_id: string; type: string; user_id: string }>(
+    tx,
+    sql`select p.event_id, p.type, l.user_id
+      from unnest(${textArray(pairs.map((p) => p.eventId))}::text[], ${textArray(pairs.map((p) => p.type))}::text[]) as p(event_id, type)
+      cross join lateral (
+        select r.user_id, r.n from chat_reactions r where r.event_id = p.event_id and r.type = p.type order by r.n desc limit ${shown}
+      ) l
+      order by p.event_id, p.type, l.n`,
+  );
+  const out = new Map<string, string[]>();
+  for (const f of found) {
+    const key = pairKey(f.event_id, f.type);
+    const list = out.get(key);
+    if (list === undefined) out.set(key, [f.user_id]);
+    else list.push(f.user_id);
+  }
+  return out;
+}
+
+export interface Reactor {
+  userId: string;
+  n: number;
+  added: Date;
+}
+
+/** Who reacted with `type`, newest first, before position `beforeN` (0: from the newest). */
+export async function listReactors(q: Queryable, eventId: string, type: string, beforeN: number, limit: number): Promise<Reactor[]> {
+  const found = await rows<{ user_id: string; n: string | number; added: string | Date }>(
+    q,
+    sql`select user_id, n, added from chat_reactions
+      where event_id = ${eventId} and type = ${type} ${beforeN > 0 ? sql`and n < ${beforeN}` : sql``}
+      order by n desc limit ${limit}`,
+  );
+  return found.map((f) => ({ userId: f.user_id, n: Number(f.n), added: new Date(f.added) }));
+}
+
+/** Of `eventIds`, those `userId` reacted to, with the types: for showing a viewer their own reactions. */
+export async function reactionsBy(q: Queryable, userId: string, eventIds: string[]): Promise<{ eventId: string; type: string }[]> {
+  if (eventIds.length === 0) return [];
+  const found = await rows<{ event_id: string; type: string }>(q, sql`select event_id, type from chat_reactions where user_id = ${userId} and event_id = any(${textArray(eventIds)}::text[])`);
+  return found.map((f) => ({ eventId: f.event_id, type: f.type }));
+}
