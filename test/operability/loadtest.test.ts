@@ -1,31 +1,14 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, inject, it } from 'vitest';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
+import { runLoadtest } from './loadtest-run.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `npm run loadtest` (its script, without npm) against the suite's server with `args`. */
-function loadtest(args: string[]): Promise<Finished> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/loadtest.ts', '--url', inject('baseUrl'), '--manage-token', MANAGE_TOKEN, ...args], { cwd: ROOT });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-const lastLine = (out: string) => JSON.parse(out.trimEnd().split('\n').at(-1) as string) as Record<string, unknown>;
+/** The load tester against the suite's server, making its own application with the manage token. */
+const loadtest = (args: string[]) => runLoadtest(['--url', inject('baseUrl'), '--manage-token', MANAGE_TOKEN, ...args]);
 
 describe('npm run loadtest', () => {
   it('drives a mixed match against a running server and reads every acknowledged write back', async () => {
     const run = await loadtest(['--scenario', 'mixed', '--fans', '12', '--duration', '3']);
-    const summary = lastLine(run.stdout);
+    const summary = run.summary();
     expect(summary, run.stdout + run.stderr).toMatchObject({ scenario: 'mixed', fans: 12, errors: 0, lost: 0, overcounted: 0, undelivered: 0, sloMissed: [] });
     expect(summary['requests']).toBeGreaterThan(12 * 3);
     expect(summary['deliveries']).toBeGreaterThan(0);
@@ -39,7 +22,7 @@ describe('npm run loadtest', () => {
 
   it('exits non-zero when a latency objective is missed, and says which', async () => {
     const run = await loadtest(['--scenario', 'chat', '--fans', '4', '--duration', '1', '--rate', '4', '--slo', 'p99=0.001,deliveryP99=0.001']);
-    const summary = lastLine(run.stdout);
+    const summary = run.summary();
     expect(summary['errors']).toBe(0);
     expect(summary['sloMissed']).toEqual([expect.stringMatching(/^p99 [\d.]+ > 0.001$/), expect.stringMatching(/^deliveryP99 [\d.]+ > 0.001$/)]);
     expect(run.stdout).toContain('SLO missed: p99');
