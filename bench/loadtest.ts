@@ -56,7 +56,7 @@ async function main(options: Options): Promise<boolean> {
     const before = plan.joinShare > 0 ? plan.speakers : options.fans;
     await joinBefore(api, stage, 0, before);
     await sockets.connect(options.urls, app.appid, app.token, stage.roomid, options.sockets);
-    err(`setup: room ${stage.roomid}, ${before} fans joined before the run, ${options.sockets} sockets subscribed`);
+    err(`setup: room ${stage.roomid}, ${before} fan(s) joined before the run, ${options.sockets} sockets subscribed`);
 
     const run = new Run(api, stage, plan, options.fans, options.durationSeconds * 1000);
     run.acked.joins.add(HOST);

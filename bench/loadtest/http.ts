@@ -67,8 +67,9 @@ export class Api {
 
   /** One request, waiting for a free slot first. */
   async call<T>(node: number, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+    // A finished request hands its slot straight to the next waiting one.
     if (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.inFlight++;
+    else this.inFlight++;
     try {
       const pool = this.pools[node % this.pools.length] as Pool;
       const res = await pool.request({
@@ -87,8 +88,9 @@ export class Api {
     } catch (error) {
       return { status: 0, data: undefined, message: (error as Error).message };
     } finally {
-      this.inFlight--;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next === undefined) this.inFlight--;
+      else next();
     }
   }
 

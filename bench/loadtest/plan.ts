@@ -41,15 +41,15 @@ export function planFor(options: Options): Plan {
   // Fans not joined before the run cannot speak from its start; the rest join during it.
   const available = shape.joinShare > 0 ? Math.max(1, Math.floor(options.fans / 2)) : options.fans;
   const postRate = Math.min(wanted, available * perUser);
-  const speakers = postRate === 0 ? 0 : Math.min(available, Math.ceil(postRate / perUser));
+  // Posts go round-robin over every fan in the room from the start; where most join during the run, over as few as the budget allows.
+  const speakers = postRate === 0 ? 0 : shape.joinShare > 0 ? Math.min(available, Math.ceil(postRate / perUser)) : options.fans;
   const capped = postRate < wanted ? ` (capped from ${wanted}/s: ${available} fans can speak)` : '';
   const votes = options.limits.writes.votes;
-  const spreading = [
-    `chat posts ${round(postRate)}/s round-robin over ${speakers} users, ${round(speakers === 0 ? 0 : postRate / speakers)}/s each${capped}; the chat budget is ${chat.points}/${chat.seconds}s per user per room, the tester keeps each user under half of it`,
-    shape.likes ? 'one like per fan' : '',
-    shape.votes ? `one comment vote and one poll vote per fan (budget ${votes.points}/${votes.seconds}s)` : '',
-    'joins: once per fan',
-  ]
+  const posts =
+    postRate === 0
+      ? 'no chat posts'
+      : `chat posts ${round(postRate)}/s round-robin over ${speakers} users, ${round(postRate / speakers)}/s each${capped}; the chat budget is ${chat.points}/${chat.seconds}s per user per room, the tester keeps each user under half of it`;
+  const spreading = [posts, shape.likes ? 'one like per fan' : '', shape.votes ? `one comment vote and one poll vote per fan (budget ${votes.points}/${votes.seconds}s)` : '', 'joins: once per fan']
     .filter((s) => s !== '')
     .join('; ');
   return { ...shape, postRate, speakers, spreading };
