@@ -93,7 +93,7 @@ export async function socketIoTarget(nodes: number, redisUrl: string | undefined
 
 export const stopChild = (child: ChildProcess) => stopProcess(child, 3000);
 
-export async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   await res.arrayBuffer();
   return res;
