@@ -23,6 +23,8 @@ export interface Summary {
   p50: number;
   p99: number;
   sockets: number;
+  /** Sockets that closed before the end of the run (counted in errors too). */
+  socketsClosed: number;
   deliveries: number;
   /** Pushes of acknowledged room events that a socket never received. */
   undelivered: number;
@@ -66,6 +68,7 @@ export function summarize(options: Options, stats: RequestStats, acked: Acked, s
     p50: http.p50,
     p99: http.p99,
     sockets: options.sockets,
+    socketsClosed: sockets.closed,
     deliveries: sockets.deliveries,
     undelivered: missed,
     deliveryP50: delivery.p50,
@@ -93,7 +96,7 @@ export function table(stats: RequestStats, checks: Check[], summary: Summary): s
   for (const c of checks) lines.push(`| ${c.what} | ${c.node + 1} | ${c.acknowledged} | ${c.found} | ${c.lost} | ${c.overcounted} |`);
   lines.push(
     '',
-    `WebSocket: ${summary.sockets} sockets on the room, ${summary.deliveries} deliveries, ${summary.undelivered} pushes missing, delivery p50 ${summary.deliveryP50} ms p99 ${summary.deliveryP99} ms`,
+    `WebSocket: ${summary.sockets} sockets on the room (${summary.socketsClosed} closed early), ${summary.deliveries} deliveries, ${summary.undelivered} pushes missing, delivery p50 ${summary.deliveryP50} ms p99 ${summary.deliveryP99} ms`,
   );
   for (const f of stats.failures) lines.push(`error: ${f.kind} answered ${f.status}: ${f.message}`);
   for (const m of summary.sloMissed) lines.push(`SLO missed: ${m}`);
