@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 
 const KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
 const OP_TEXT = 0x1;
@@ -20,15 +21,18 @@ export class RawSocket {
     private readonly onText: (payload: Buffer) => void,
   ) {}
 
-  static open(url: string, onText: (payload: Buffer) => void): Promise<RawSocket> {
-    const { hostname, port, pathname, search } = new URL(url);
+  /** `onClose` is told when the connection ends, whoever ended it. */
+  static open(url: string, onText: (payload: Buffer) => void, onClose?: () => void): Promise<RawSocket> {
+    const { protocol, host, hostname, port, pathname, search } = new URL(url);
+    const secure = protocol === 'wss:';
     return new Promise((resolve, reject) => {
-      const socket = connect(Number(port), hostname);
+      const socket = secure ? tlsConnect({ host: hostname, port: Number(port || 443), servername: hostname }) : connect(Number(port || 80), hostname);
       const raw = new RawSocket(socket, onText);
       socket.setNoDelay(true);
       socket.once('error', reject);
-      socket.once('connect', () => {
-        socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      if (onClose !== undefined) socket.once('close', onClose);
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
       });
       socket.on('data', (chunk: Buffer) => {
         if (raw.upgraded) return raw.read(chunk);

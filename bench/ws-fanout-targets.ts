@@ -18,7 +18,7 @@ export interface Target {
 
 const ROOT = new URL('..', import.meta.url).pathname;
 /** Every server the bench starts collects its garbage on SIGUSR2 (bench/lib/gc-on-signal.mjs), for a steady memory reading. */
-const COLLECTABLE = ['--import', new URL('./lib/gc-on-signal.mjs', import.meta.url).pathname, ...profiling()];
+export const COLLECTABLE = ['--import', new URL('./lib/gc-on-signal.mjs', import.meta.url).pathname, ...profiling()];
 
 /** With PROFILE_DIR set, every server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
 function profiling(): string[] {
@@ -93,7 +93,7 @@ export async function socketIoTarget(nodes: number, redisUrl: string | undefined
   };
 }
 
-const stopChild = (child: ChildProcess) => stopProcess(child, 3000);
+export const stopChild = (child: ChildProcess) => stopProcess(child, 3000);
 
 async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -101,7 +101,7 @@ async function send(url: string, body: unknown, headers: Record<string, string> 
   return res;
 }
 
-async function waitForHttp(url: string): Promise<void> {
+export async function waitForHttp(url: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {

@@ -9,7 +9,8 @@
  *
  * WARMUP seconds (default 3) of posting come before each measured run, uncounted.
  * TARGETS picks the runs (default bare1,engage1,engage2,sio1,sio2; bare1 is the machine's ceiling:
- * bare uWS publishing a frame of our size, bench/uws-fanout-server.ts). With DATABASE_URL (a Postgres
+ * bare uWS publishing a frame of our size, bench/uws-fanout-server.ts; soketi1 and soketi2 run
+ * Soketi, a Pusher-protocol server on uWS, bench/ws-fanout-soketi.ts). With DATABASE_URL (a Postgres
  * where a fresh database is created) our server stores in Postgres, else in embedded PGlite;
  * two-node runs need DATABASE_URL and redis-server on PATH.
  */
@@ -19,6 +20,7 @@ import { cpuSeconds } from './lib/cpu.js';
 import { rateLimitNote } from './lib/limits.js';
 import { withProgress } from './lib/progress.js';
 import { now, round, rssBytes, Samples } from './ws-fanout-stats.js';
+import { soketiTarget } from './ws-fanout-soketi.js';
 import { bareTarget, engageTarget, socketIoTarget, type Target } from './ws-fanout-targets.js';
 
 const SOCKETS = Number(process.env['SOCKETS'] ?? 10_000);
@@ -154,22 +156,20 @@ async function main(): Promise<void> {
   const redis = needsCluster ? await RedisProcess.start() : undefined;
   const db = DATABASE_URL !== undefined ? await freshDatabase(DATABASE_URL) : undefined;
   const storage: Record<string, string> = db === undefined ? {} : { DATABASE_URL: db.url };
+  const factories: Record<string, () => Promise<Target>> = {
+    bare1: () => bareTarget(),
+    engage1: () => engageTarget(1, storage, SPEAKERS),
+    engage2: () => engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS),
+    sio1: () => socketIoTarget(1, undefined),
+    sio2: () => socketIoTarget(2, redis?.url),
+    soketi1: () => soketiTarget(1, undefined),
+    soketi2: () => soketiTarget(2, redis?.url),
+  };
   const results: Result[] = [];
   out(`ws-fanout: SOCKETS=${SOCKETS} RATE=${RATE}/s DURATION=${DURATION} s; ${rateLimitNote()}: posts round-robin over ${SPEAKERS} users`);
   try {
     for (const name of TARGETS) {
-      const target =
-        name === 'engage1'
-          ? await engageTarget(1, storage, SPEAKERS)
-          : name === 'engage2'
-            ? await engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS)
-            : name === 'bare1'
-              ? await bareTarget()
-              : name === 'sio1'
-                ? await socketIoTarget(1, undefined)
-                : name === 'sio2'
-                  ? await socketIoTarget(2, redis?.url)
-                  : undefined;
+      const target = await factories[name]?.();
       if (target === undefined) throw new Error(`unknown target ${name}`);
       try {
         results.push(await measure(target));

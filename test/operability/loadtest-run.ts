@@ -1,0 +1,21 @@
+import { spawn } from 'node:child_process';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The JSON object of the last line of standard output. */
+  summary(): Record<string, unknown>;
+}
+
+/** Runs `npm run loadtest -- …args` (its script, without npm) and waits for it to end. */
+export function runLoadtest(args: string[]): Promise<Finished> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/loadtest.ts', ...args], { cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, summary: () => JSON.parse(stdout.trimEnd().split('\n').at(-1) as string) as Record<string, unknown> })));
+}

@@ -1,0 +1,38 @@
+import { describe, expect, inject, it } from 'vitest';
+import { MANAGE_TOKEN } from '../helpers/spawn.js';
+import { runLoadtest } from './loadtest-run.js';
+
+/** The load tester against the suite's server, making its own application with the manage token. */
+const loadtest = (args: string[]) => runLoadtest(['--url', inject('baseUrl'), '--manage-token', MANAGE_TOKEN, ...args]);
+
+describe('npm run loadtest', () => {
+  it('drives a mixed match against a running server and reads every acknowledged write back', async () => {
+    const run = await loadtest(['--scenario', 'mixed', '--fans', '12', '--duration', '3']);
+    const summary = run.summary();
+    expect(summary, run.stdout + run.stderr).toMatchObject({ scenario: 'mixed', fans: 12, errors: 0, lost: 0, overcounted: 0, undelivered: 0, socketsClosed: 0, sloMissed: [] });
+    expect(summary['requests']).toBeGreaterThan(12 * 3);
+    expect(summary['deliveries']).toBeGreaterThan(0);
+    expect(summary['p99']).toBeGreaterThan(0);
+    expect(summary['deliveryP99']).toBeGreaterThan(0);
+    expect(run.stdout).toContain("| hot event's like count | 1 | 12 | 12 | 0 | 0 |");
+    expect(run.stderr).toMatch(/rate limits: chat posts .* round-robin over \d+ users/);
+    expect(run.stderr).toMatch(/^\[\d+ s of 3\] requests \d+/m);
+    expect(run.code).toBe(0);
+  }, 90_000);
+
+  it('exits non-zero when a latency objective is missed, and says which', async () => {
+    const run = await loadtest(['--scenario', 'chat', '--fans', '4', '--duration', '1', '--rate', '4', '--slo', 'p99=0.001,deliveryP99=0.001']);
+    const summary = run.summary();
+    expect(summary['errors']).toBe(0);
+    expect(summary['sloMissed']).toEqual([expect.stringMatching(/^p99 [\d.]+ > 0.001$/), expect.stringMatching(/^deliveryP99 [\d.]+ > 0.001$/)]);
+    expect(run.stdout).toContain('SLO missed: p99');
+    expect(run.code).toBe(1);
+  }, 90_000);
+
+  it('refuses bad arguments with the usage and exit code 2', async () => {
+    const run = await loadtest(['--scenario', 'derby']);
+    expect(run.stderr).toContain('--scenario must be one of kickoff, goal, chat, watch, mixed');
+    expect(run.stderr).toContain('npm run loadtest -- --url URL');
+    expect(run.code).toBe(2);
+  }, 30_000);
+});
