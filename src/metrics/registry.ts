@@ -40,6 +40,10 @@ export const wsMetrics = {
   ).cell(),
 };
 
+export const sseMetrics = {
+  connections: new ValueFamily(registry, `${PREFIX}sse_connections`, 'Open server-sent event streams (GET /api/v3/{appid}/sse)', 'gauge', []).cell(),
+};
+
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);
 
 export const busMetrics = {
