@@ -72,7 +72,7 @@ export class LiveClient {
     this.offline = false;
     clearTimeout(this.retryTimer);
     this.attempt = 0;
-    if (this.socket === undefined) this.connect();
+    if (this.socket === undefined) void this.open();
   };
 
   constructor(config: LiveConfig) {
@@ -107,7 +107,7 @@ export class LiveClient {
       followed = { listeners: new Set(), order, status: 'idle', sentCursor: undefined };
       this.topics.set(topic, followed);
       if (this.ready) this.follow(topic, followed);
-      else if (this.socket === undefined && this.state !== 'disconnected') this.connect();
+      else if (this.socket === undefined && this.state !== 'disconnected') void this.open();
     }
     followed.listeners.add(listener);
     const f = followed;
@@ -148,7 +148,15 @@ export class LiveClient {
     for (const listener of this.listeners.get(type) ?? []) (listener as (event: LiveEvents[K]) => void)(event);
   }
 
-  private async connect(): Promise<void> {
+  /** Connects now (subscribe does it by itself); after the client stopped (4001, 4003), tries again, e.g. with new credentials. */
+  connect(): void {
+    if (this.socket !== undefined || this.state === 'connecting') return;
+    clearTimeout(this.retryTimer);
+    this.refreshedToken = false;
+    void this.open();
+  }
+
+  private async open(): Promise<void> {
     if (this.closed || this.offline || this.socket !== undefined) return;
     const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
     this.state = 'connecting';
@@ -357,7 +365,7 @@ export class LiveClient {
     this.emit('disconnected', { code, reason, willRetry: true, delayMs });
     if (this.offline) return;
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.connect(), delayMs);
+    this.retryTimer = setTimeout(() => this.open(), delayMs);
   }
 
   /** Exponential with full jitter: a crowd cut off at once does not come back at once. */
