@@ -52,6 +52,8 @@ export class LiveClient {
   private readonly Socket: SocketConstructor;
   private readonly endpoints: string[];
   private readonly topics = new Map<string, Followed>();
+  /** Presence heartbeats and their timers. */
+  private readonly beats = new Map<() => void, ReturnType<typeof setInterval>>();
   private readonly listeners = new Map<keyof LiveEvents, Set<(event: never) => void>>();
   private socket: SocketLike | undefined;
   private ready = false;
@@ -131,6 +133,22 @@ export class LiveClient {
     });
   }
 
+  /**
+   * Counts this user present in a telemetry context (`key`, e.g. 'viewers') while connected: a
+   * heartbeat now, after every reconnect and every `everyMs` (keep it under the server's presence
+   * window, 30 s by default). With a client token it needs a user token. Returns the function that stops it.
+   */
+  presence(contextid: string, key: string, everyMs = 10_000): () => void {
+    const beat = () => this.send({ type: 'heartbeat', contextid, key });
+    this.beats.set(beat, setInterval(beat, everyMs));
+    if (this.ready) beat();
+    else this.connect();
+    return () => {
+      clearInterval(this.beats.get(beat));
+      this.beats.delete(beat);
+    };
+  }
+
   /** Stops for good: closes the socket and forgets every topic. */
   close(): void {
     if (this.closed) return;
@@ -141,6 +159,8 @@ export class LiveClient {
     clearTimeout(this.retryTimer);
     for (const followed of this.topics.values()) followed.order?.forget();
     this.topics.clear();
+    for (const timer of this.beats.values()) clearInterval(timer);
+    this.beats.clear();
     this.drop(1000, 'closed by the app');
   }
 
@@ -192,6 +212,7 @@ export class LiveClient {
         this.emit('connected', { userid: frame.userid ?? null });
         this.startPings();
         for (const [topic, f] of this.topics) this.follow(topic, f);
+        for (const beat of this.beats.keys()) beat();
         return;
       case 'event':
         if (followed === undefined || followed.status === 'catchup') return;

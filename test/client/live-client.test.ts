@@ -156,6 +156,26 @@ describe('engage-client in Node', () => {
     subscription.unsubscribe();
   });
 
+  it('counts the user present in a telemetry context through heartbeats, across a reconnect', async () => {
+    const contextid = uid('match');
+    const jwt = await userToken(app.jwtsecret, { userid: 'fan2' });
+    const client = live({ userToken: jwt });
+    const received = new Received();
+    client.subscribe(`context:${contextid}`, { onEvent: received.onEvent });
+    const stop = client.presence(contextid, 'viewers', 500);
+    const viewers = () => {
+      const last = received.events.at(-1)?.data as { signals?: { key: string; active: number }[] } | undefined;
+      return last?.signals?.find((s) => s.key === 'viewers')?.active ?? 0;
+    };
+    await until(() => viewers() === 1, 10_000, 'one viewer');
+    proxy.cut();
+    proxy.restore();
+    await until(() => client.state === 'connected', 10_000, 'connected again');
+    const seen = received.events.length;
+    await until(() => received.events.length > seen && viewers() === 1, 10_000, 'still one viewer');
+    stop();
+  });
+
   it('stops and tells the app when the API token is refused (4003), without retrying', async () => {
     const client = live({ apiToken: 'not-a-token-of-this-app' });
     const seen = states(client);
