@@ -220,7 +220,7 @@ export class LiveClient {
         else this.deliver(frame.topic as string, frame.data, this.meta(frame));
         return;
       case 'error':
-        if (frame.code === 'rate_limited') this.retryAfterMs = Number(/(\d+)\s*s\b/.exec(frame.message ?? '')?.[1] ?? 0) * 1000 || undefined;
+        if (frame.code === 'rate_limited') this.retryAfterMs = Number(/retry after (\d+)/i.exec(frame.message ?? '')?.[1] ?? 0) * 1000 || undefined;
         if (followed !== undefined) this.refused(frame.topic as string, followed, { code: frame.code ?? 'internal', message: frame.message ?? '', topic: frame.topic });
         else this.emit('error', { code: frame.code ?? 'internal', message: frame.message ?? '' });
         return;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { wsUrl } from '../realtime/ws-client.js';
 import { LiveClient, type LiveConfig, type LiveEvents } from '../../client/dist/index.js';
 import { userToken } from '../foundation/util.js';
 import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
@@ -15,8 +16,9 @@ import { feedAfter, gaps, post, Received, until } from './stream.js';
  * room subscription must hand over every event once, in seq order, with no gap.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'engage-client-'));
-// Thousands of posts from a few users: the chat rate limit would refuse them.
-const ENV = { DATA_DIR: dataDir, RATE_LIMIT_CHAT: '1000000/10s' };
+// Thousands of posts from a few users: the chat rate limit would refuse them. The last test
+// locks the address out (failed authentications) for a short while.
+const ENV = { DATA_DIR: dataDir, RATE_LIMIT_CHAT: '1000000/10s', RATE_LIMIT_AUTH_FAILURES: '20/1m', RATE_LIMIT_AUTH_LOCKOUT: '3s' };
 let server: SpawnedServer;
 let proxy: TcpProxy;
 let app: TestApp;
@@ -217,5 +219,23 @@ describe('engage-client in Node', () => {
     client.subscribe('room:no-such-room', { onEvent: () => {}, onError: (e) => errors.push(e) });
     await until(() => errors.length > 0, 10_000, 'the refusal');
     expect(errors[0]).toMatchObject({ code: 'not_found', topic: 'room:no-such-room' });
+  });
+
+  // Last: it locks 127.0.0.1 out for RATE_LIMIT_AUTH_LOCKOUT.
+  it('waits as told after a 4029 (address locked out), then connects', async () => {
+    for (let i = 0; i < 40; i++) {
+      const socket = new WebSocket(wsUrl(server.url, app.appid, '?token=refused-token'));
+      const code = await new Promise<number>((resolve) => socket.on('close', resolve));
+      if (code === 4029) break;
+    }
+    const client = live();
+    const seen = states(client);
+    client.subscribe('room:x', { onEvent: () => {} });
+    await until(() => seen.some((s) => s.type === 'disconnected'), 10_000, 'the 4029');
+    const first = seen.find((s) => s.type === 'disconnected')?.event as LiveEvents['disconnected'];
+    expect(first).toMatchObject({ code: 4029, willRetry: true });
+    expect(first.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(first.delayMs).toBeLessThanOrEqual(3500);
+    await connected(client);
   });
 });

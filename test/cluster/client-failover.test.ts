@@ -6,6 +6,7 @@ import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { connect, type WsClient } from '../realtime/ws-client.js';
 import { feedAfter, gaps, post, Received, until } from '../client/stream.js';
 import { freshDatabase, RedisProcess } from './infra.js';
+import { SseReader } from '../realtime/sse-reader.js';
 
 /**
  * engage-client against two nodes (one Postgres, the Redis bus): events of one room posted through
@@ -59,6 +60,26 @@ async function arrivalWatcher(roomid: string): Promise<{ socket: WsClient; outOf
 }
 
 describe('engage-client on two nodes', () => {
+  it("an event stream on one node carries the room's events posted through the other, and resumes there by Last-Event-ID", async () => {
+    const roomid = (await app.api.post('chat/rooms', { name: uid('sse cluster') })).body.data.id as string;
+    for (const userid of users) expect((await app.api.post(`chat/rooms/${roomid}/join`, { userid })).status).toBe(200);
+    const start = (await app.api.get(`chat/rooms/${roomid}/updates`)).body.data.cursor as string;
+    const url = `${nodeB.url}/api/v3/${app.appid}/sse?topic=room:${roomid}&token=${app.token}`;
+    const first = await SseReader.open(url);
+    expect(first.status).toBe(200);
+    await post(app.api, roomid, users, 'via A ', 20, 4);
+    const seen = await first.count(20);
+    await first.close();
+    await post(app.api, roomid, users, 'while away ', 20, 4);
+    const second = await SseReader.open(`${nodeA.url}/api/v3/${app.appid}/sse?topic=room:${roomid}&token=${app.token}`, { 'last-event-id': seen[19]?.id as string });
+    await post(onB, roomid, users, 'via B ', 20, 4);
+    await second.count(40);
+    await new Promise((r) => setTimeout(r, 300));
+    await second.close();
+    const ids = [...seen, ...second.events].map((e) => (JSON.parse(e.data) as { id: string }).id);
+    expect(ids).toEqual(await feedAfter(app.api, roomid, start));
+  });
+
   it('puts events arriving out of seq order from two nodes back in order, and moves to the other node when its own is killed', async () => {
     const roomid = (await app.api.post('chat/rooms', { name: uid('failover') })).body.data.id as string;
     for (const userid of users) expect((await app.api.post(`chat/rooms/${roomid}/join`, { userid })).status).toBe(200);
