@@ -10,7 +10,8 @@ import type { LiveMessage } from './live.js';
  */
 export class EventStream {
   closed = false;
-  private started = false;
+  /** The status and headers went out: refusals can no longer be HTTP statuses. */
+  started = false;
   private unsent = 0;
   private readonly onEnd: (() => void)[] = [];
 

@@ -68,7 +68,8 @@ export class SseEndpoint {
       for (const o of this.open) if (o.tokenId === tokenId) o.stream.end(403, '');
     });
     this.commenter = setInterval(() => {
-      for (const o of this.open) o.stream.comment('');
+      // A stream still checking its topics must not open for a comment: a refusal would then be no status.
+      for (const o of this.open) if (o.stream.started) o.stream.comment('');
     }, SSE_COMMENT_MS);
     this.commenter.unref();
   }
