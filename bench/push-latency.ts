@@ -8,7 +8,8 @@
  *   npx tsx bench/push-latency.ts                 # embedded default
  *   DATABASE_URL=postgres://… COUNT=60 npx tsx bench/push-latency.ts
  */
-import { ChatClient, type EventResult } from 'sportstalk-sdk';
+import { ChatClient } from 'sportstalk-sdk';
+import type { EventResult } from 'sportstalk-sdk/dist/models/ChatModels.js';
 import WebSocket from 'ws';
 import { pushChatUpdates, type LiveConfig } from '../client/dist/index.js';
 import { spawnServer } from '../test/helpers/spawn.js';
