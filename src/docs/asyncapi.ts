@@ -61,7 +61,16 @@ const eventPayload = (kind: string, def: TopicKindDef): JsonSchema =>
   );
 
 const CHANNEL = 'socket';
-const ref = (message: string) => ({ $ref: `#/channels/${CHANNEL}/messages/${message}` });
+const STREAM = 'stream';
+const ref = (message: string, channel = CHANNEL) => ({ $ref: `#/channels/${channel}/messages/${message}` });
+
+/** One server-sent event per topic kind: `event:` is the event name, `data:` the REST object, `id:` the stream's room cursors. */
+const streamMessage = (kind: string, def: TopicKindDef): JsonSchema => ({
+  name: `sse-${kind}`,
+  title: `server-sent event on ${kind}:{id}`,
+  summary: `event: ${def.doc.events.join(' | ')}; id: ${def.replay !== undefined ? "the room's cursor (several rooms: their cursors, comma-separated)" : "the stream's room cursors, if it follows rooms"}. Who may follow: ${def.doc.who}.`,
+  payload: { type: 'object', description: 'The data: line, the object REST returns.' },
+});
 
 /** The AsyncAPI 3.0 document of the WebSocket protocol, as served at GET /asyncapi.json. */
 export function asyncApiDocument(info: { version: string }, protocol: Protocol): JsonSchema {
@@ -78,11 +87,12 @@ export function asyncApiDocument(info: { version: string }, protocol: Protocol):
   return {
     asyncapi: '3.0.0',
     info: {
-      title: 'engage-server WebSocket protocol',
+      title: 'engage-server WebSocket protocol and event stream',
       version: info.version,
       description:
         'One WebSocket per application, on the REST port. Frames are JSON text, one object per frame. Authenticate with the x-api-token header, ?token=, or an auth frame within ' +
-        `${AUTH_TIMEOUT_MS / 1000} s; an optional user token as Authorization: Bearer, ?jwt=, or the auth frame's jwt. Close codes: see x-close-codes on the channel. See docs/realtime.md.`,
+        `${AUTH_TIMEOUT_MS / 1000} s; an optional user token as Authorization: Bearer, ?jwt=, or the auth frame's jwt. Close codes: see x-close-codes on the channel. ` +
+        'The same topics as server-sent events: GET /api/v3/{appid}/sse?topic=…&token=…&jwt=…, resumable by Last-Event-ID. See docs/realtime.md.',
     },
     defaultContentType: 'application/json',
     channels: {
@@ -99,11 +109,30 @@ export function asyncApiDocument(info: { version: string }, protocol: Protocol):
         },
         'x-close-codes': (Object.keys(CLOSE) as (keyof typeof CLOSE)[]).map((name) => ({ code: CLOSE[name], meaning: CLOSE_MEANINGS[name] })).sort((a, b) => a.code - b.code),
       },
+      [STREAM]: {
+        address: '/api/v3/{appid}/sse',
+        parameters: { appid: { description: 'The application id.' } },
+        messages: Object.fromEntries(topics.map(([kind, def]) => [`sse-${kind}`, streamMessage(kind, def)])),
+        bindings: {
+          http: {
+            method: 'GET',
+            query: {
+              type: 'object',
+              properties: {
+                topic: { type: 'array', items: str, description: 'Repeat for several topics.' },
+                token: { type: 'string', description: "The application's API token." },
+                jwt: { type: 'string', description: 'A user token.' },
+              },
+            },
+          },
+        },
+      },
     },
     operations: {
       // Actions are the server's: it receives the client's frames and sends its own.
       ...Object.fromEntries(Object.keys(clientFrames).map((type) => [`client-${type}`, { action: 'receive', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
       ...Object.fromEntries(serverTypes.map((type) => [`server-${type}`, { action: 'send', channel: { $ref: `#/channels/${CHANNEL}` }, messages: [ref(type)] }])),
+      ...Object.fromEntries(topics.map(([kind]) => [`stream-${kind}`, { action: 'send', channel: { $ref: `#/channels/${STREAM}` }, messages: [ref(`sse-${kind}`, STREAM)] }])),
     },
   };
 }

@@ -31,6 +31,35 @@ const ENVELOPE: JsonSchema = {
 const jsonContent = (schema: JsonSchema) => ({ 'application/json': { schema } });
 const errorRef = (status: number) => ({ $ref: `#/components/responses/${(ERRORS[status] as { name: string }).name}` });
 
+/** The server-sent events endpoint (src/realtime/sse.ts): not in the route table, as it streams. */
+const EVENT_STREAM: JsonSchema = {
+  operationId: 'GET_sse',
+  summary: "The WebSocket's topics as server-sent events (docs/realtime.md, Server-sent events)",
+  parameters: [
+    { name: 'appid', in: 'path', required: true, schema: { type: 'string' } },
+    {
+      name: 'topic',
+      in: 'query',
+      required: true,
+      style: 'form',
+      explode: true,
+      schema: { type: 'array', items: { type: 'string' } },
+      description: 'room:{id}, conversation:{id}, poll:{id}, context:{id} or user:{id}; repeat for several.',
+    },
+    { name: 'token', in: 'query', schema: { type: 'string' }, description: "The application's API token (or the x-api-token header)." },
+    { name: 'jwt', in: 'query', schema: { type: 'string' }, description: 'A user token (or Authorization: Bearer).' },
+    { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'Resume after this id (the browser sends it when it reconnects); the lastEventId query parameter does the same.' },
+  ],
+  responses: {
+    200: {
+      description:
+        'A text/event-stream: per event `id:` (the room cursors, comma-separated in the order of the room topics), `event:` (its name), `data:` (the REST object); a comment line every 15 s.',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    ...Object.fromEntries([400, 403, 404, 429, 500, 503].map((status) => [status, errorRef(status)])),
+  },
+};
+
 export interface DocumentInfo {
   version: string;
 }
@@ -42,6 +71,7 @@ export function openApiDocument(routes: readonly RouteDef[], info: DocumentInfo)
     const path = routePattern(fullPath(route));
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, path);
   }
+  paths['/api/v3/{appid}/sse'] = { get: EVENT_STREAM };
   return {
     openapi: '3.1.0',
     info: {
@@ -49,7 +79,7 @@ export function openApiDocument(routes: readonly RouteDef[], info: DocumentInfo)
       version: info.version,
       description:
         'Chat, comments, polls, presence, moderation and webhooks. Every answer is the envelope `{kind, message, code, errors, data}`. ' +
-        'Field names are case-insensitive; booleans and numbers may be sent as strings. Live events: the WebSocket `/api/v3/{appid}/ws`, described at /asyncapi.json.',
+        'Field names are case-insensitive; booleans and numbers may be sent as strings. Live events: the WebSocket `/api/v3/{appid}/ws` and the event stream `/api/v3/{appid}/sse`, described at /asyncapi.json.',
     },
     paths,
     components: {

@@ -45,6 +45,10 @@ export const wsMetrics = {
   refusedAddress: wsRefused.cell('429'),
 };
 
+export const sseMetrics = {
+  connections: new ValueFamily(registry, `${PREFIX}sse_connections`, 'Open server-sent event streams (GET /api/v3/{appid}/sse)', 'gauge', []).cell(),
+};
+
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);
 
 export const busMetrics = {

@@ -7,10 +7,11 @@ import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
 
-/** A live item as a socket receives it: the frame text (serialised once) and its seq. */
+/** A live item as a subscriber receives it: the WebSocket frame text (serialised once), its seq and the message itself. */
 export interface Delivery {
   frame: string;
   seq: number | undefined;
+  message: LiveMessage;
 }
 
 export type Interceptor = (delivery: Delivery) => void;
@@ -72,7 +73,7 @@ export class LiveHub {
     attached.app.publish(key, frame);
     attached.backpressure.sent(frame);
     wsMetrics.framesSentPublished.inc(subscribers);
-    if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq });
+    if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq, message });
   }
 
   /** A socket holds the topic: the first makes the node take an interest in it; resolves once its live items reach this node. */

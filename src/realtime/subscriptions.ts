@@ -1,22 +1,12 @@
 import type { Application } from '../apps/types.js';
 import type { Backpressure } from './backpressure.js';
-import type { LiveMessage } from './live.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import { sendError, sendFrame, type Socket } from './connection.js';
-import { eventFrame, localTopic, type Delivery, type LiveHub } from './hub.js';
+import { eventFrame, localTopic, type LiveHub } from './hub.js';
 import { Refusal, refusalOf } from './refusal.js';
+import { resumeTopic } from './resume.js';
 import type { Replay, Topic, TopicRegistry } from './topics.js';
-
-/** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them (MAX_REPLAY events). */
-const REPLAY_PAGE = 500;
-const MAX_REPLAY_PAGES = 10;
-const MAX_REPLAY = REPLAY_PAGE * MAX_REPLAY_PAGES;
-/**
- * After a replay the socket keeps filtering by seq for this long before it joins the shared uWS
- * topic: an event committed before the replay query may still be on its way from another node.
- */
-const RESUME_GRACE_MS = 2_000;
 
 export interface SubscriptionDeps {
   hub: LiveHub;
@@ -92,68 +82,18 @@ export class Subscriptions {
     return topic;
   }
 
-  /**
-   * Listens to the live topic first and buffers, replays the feed after the cursor, sends the
-   * buffered items the replay did not hold, then forwards live items filtered by seq until the
-   * grace period ends and the socket joins the shared uWS topic. No gap, no repeat.
-   */
-  private async resume(ws: Socket, topic: Topic, replay: Replay, cursor: string): Promise<void> {
+  /** Replays the feed after the cursor, then joins the shared uWS topic once the grace period is over (resumeTopic). */
+  private resume(ws: Socket, topic: Topic, replay: Replay, cursor: string): Promise<void> {
     const conn = ws.getUserData();
     const app = conn.app as Application;
-    const buffer: Delivery[] = [];
-    const sent = new Set<number>();
-    let replayedUpTo = -Infinity;
-    let live = false;
-    const forward = (d: Delivery) => {
-      if (d.seq !== undefined && (d.seq <= replayedUpTo || sent.has(d.seq))) return;
-      if (d.seq !== undefined) sent.add(d.seq);
-      this.send(ws, d.frame);
-    };
-    let timer: NodeJS.Timeout | undefined;
-    const stopIntercepting = this.deps.hub.intercept(app.id, topic.name, (d) => (live ? forward(d) : buffer.push(d)));
-    const stop = () => {
-      stopIntercepting();
-      clearTimeout(timer);
-      conn.resuming.delete(topic.name);
-    };
-    conn.resuming.set(topic.name, stop);
-    try {
-      const missed = await this.missed(app, topic, replay, cursor);
-      if (conn.closed || !conn.resuming.has(topic.name)) return;
+    return resumeTopic(this.deps.hub, app, topic, replay, cursor, {
+      active: () => !conn.closed && conn.resuming.has(topic.name),
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
-      this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true }));
-      for (const item of missed) {
-        if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
-        this.send(ws, eventFrame(topic.name, item));
-      }
-    } catch (err) {
-      stop();
-      throw err;
-    }
-    live = true;
-    for (const d of buffer.splice(0)) forward(d);
-    timer = setTimeout(() => {
-      if (conn.closed || !conn.resuming.has(topic.name)) return;
-      ws.subscribe(localTopic(app.id, topic.name));
-      stop();
-    }, RESUME_GRACE_MS);
-  }
-
-  /** Every item after the cursor, read before anything is sent; refused when more than MAX_REPLAY. */
-  private async missed(app: Application, topic: Topic, replay: Replay, cursor: string): Promise<LiveMessage[]> {
-    const missed: LiveMessage[] = [];
-    let position = cursor;
-    for (;;) {
-      // Past MAX_REPLAY one item is enough to know the cursor is too far behind.
-      const limit = missed.length < MAX_REPLAY ? Math.min(REPLAY_PAGE, MAX_REPLAY - missed.length) : 1;
-      const { items, cursor: next } = await replay(app, topic.id, position, limit);
-      if (missed.length >= MAX_REPLAY && items.length > 0) {
-        throw new Refusal('bad_request', `The cursor is more than ${MAX_REPLAY} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
-      }
-      missed.push(...items);
-      position = next;
-      if (items.length < limit) return missed;
-    }
+      confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
+      deliver: (d) => this.send(ws, d.frame),
+      caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),
+      stopWith: (stop) => (stop === undefined ? conn.resuming.delete(topic.name) : conn.resuming.set(topic.name, stop)),
+    });
   }
 
   private drop(ws: Socket, name: string): void {

@@ -61,7 +61,7 @@ describe('GET /asyncapi.json', () => {
         ?.channels()
         .all()
         .map((c) => c.address()),
-    ).toEqual(['/api/v3/{appid}/ws']);
+    ).toEqual(['/api/v3/{appid}/ws', '/api/v3/{appid}/sse']);
     // Every operation's messages resolve to messages of the channel.
     for (const op of document?.operations().all() ?? []) expect(op.messages().all().length, op.id()).toBe(1);
   }, 60_000);

@@ -37,7 +37,8 @@ describe('GET /openapi.json', () => {
   it('has every route of the table, and nothing else', () => {
     expect(routes.length).toBeGreaterThan(50);
     const documented = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
-    const served = routes.map((r) => `${r.method} ${documentedPath(r)}`);
+    // The event stream is served beside the route table (src/realtime/sse.ts).
+    const served = [...routes.map((r) => `${r.method} ${documentedPath(r)}`), 'GET /api/v3/{appid}/sse'];
     expect(documented.sort()).toEqual(served.sort());
   });
 

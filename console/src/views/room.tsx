@@ -98,8 +98,8 @@ export function RoomLive({ ctx, roomid }: { ctx: Ctx; roomid: string }) {
 
 /**
  * The room's messages: the latest page from `updates`, then every feed event over the socket
- * from that page's cursor (the socket resumes from its last cursor after a reconnect). A cursor
- * too far behind to resume starts the view over from REST.
+ * from that page's cursor (engage-client resumes from its last cursor after a reconnect, through
+ * REST pages when far behind). A cursor it cannot resume starts the view over from REST.
  */
 function useStream(ctx: Ctx, roomid: string) {
   const [messages, setMessages] = useState<ChatEvent[] | undefined>(undefined);

@@ -1,0 +1,418 @@
+import { type ChatHandlers, type ChatEvent, dispatchChatEvent } from './chat-handlers.js';
+import { seqOfCursor, tokenExpired } from './decode.js';
+import { RoomOrder } from './room-order.js';
+import type { EventMeta, LiveConfig, LiveError, LiveEvents, LiveState, SocketConstructor, SocketLike, SubscribeOptions, Subscription } from './types.js';
+
+/** A frame the server sends (docs/realtime.md). */
+interface Frame {
+  type: string;
+  topic?: string;
+  event?: string;
+  data?: unknown;
+  seq?: number;
+  cursor?: string;
+  code?: string;
+  message?: string;
+  userid?: string | null;
+}
+
+interface Listener {
+  onEvent(data: unknown, meta: EventMeta): void;
+  onError?(error: LiveError): void;
+}
+
+/** One topic this client follows, shared by every subscription to it. */
+interface Followed {
+  listeners: Set<Listener>;
+  /** Rooms only. */
+  order: RoomOrder | undefined;
+  /** `catchup` while REST pages are read; nothing is sent for it meanwhile. */
+  status: 'idle' | 'pending' | 'catchup';
+  /** The cursor the pending subscribe carried. */
+  sentCursor: string | undefined;
+}
+
+const OPEN = 1;
+const missing = (what: string): never => {
+  throw new Error(`LiveClient needs ${what}`);
+};
+const CATCHUP_PAGE = 500;
+/** 1013 (database unreachable) and 4029 (rate limited) without a stated wait: at least this long. */
+const LATER_MS = 5_000;
+const RATE_LIMITED_MS = 30_000;
+
+/**
+ * One WebSocket to engage-server for any number of topics: authenticates, re-subscribes after
+ * every reconnect, resumes rooms from their cursor (through REST `updates` pages when further
+ * behind than the server replays), and hands each room's events over once, in seq order.
+ */
+export class LiveClient {
+  state: LiveState = 'idle';
+  private readonly config: LiveConfig;
+  private readonly Socket: SocketConstructor;
+  private readonly endpoints: string[];
+  private readonly topics = new Map<string, Followed>();
+  /** Presence heartbeats and their timers. */
+  private readonly beats = new Map<() => void, ReturnType<typeof setInterval>>();
+  private readonly listeners = new Map<keyof LiveEvents, Set<(event: never) => void>>();
+  private socket: SocketLike | undefined;
+  private ready = false;
+  private attempt = 0;
+  private endpointIndex = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private pongTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryAfterMs: number | undefined;
+  private refreshedToken = false;
+  private offline = false;
+  private closed = false;
+  private readonly onOffline = () => {
+    this.offline = true;
+    this.drop(1006, 'offline');
+  };
+  private readonly onOnline = () => {
+    this.offline = false;
+    clearTimeout(this.retryTimer);
+    this.attempt = 0;
+    if (this.socket === undefined) void this.open();
+  };
+
+  constructor(config: LiveConfig) {
+    this.config = { ...config };
+    const endpoint = config.endpoint;
+    this.endpoints = (Array.isArray(endpoint) ? endpoint : [endpoint ?? '']).map((e) => e.replace(/\/+$/, ''));
+    if (!config.appId || !config.apiToken || this.endpoints.some((e) => !/^https?:\/\//.test(e))) missing('appId, apiToken and endpoint (the http(s)://…/api/v3 base)');
+    this.Socket = config.WebSocket ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket ?? missing('a WebSocket: pass one as config.WebSocket (e.g. from the ws package)');
+    const g = globalThis as { addEventListener?: (type: string, fn: () => void) => void };
+    g.addEventListener?.('offline', this.onOffline);
+    g.addEventListener?.('online', this.onOnline);
+  }
+
+  /** Listens to connection state; returns the function that stops listening. */
+  on<K extends keyof LiveEvents>(type: K, listener: (event: LiveEvents[K]) => void): () => void {
+    const set = this.listeners.get(type) ?? new Set();
+    this.listeners.set(type, set.add(listener));
+    return () => set.delete(listener);
+  }
+
+  /**
+   * Follows a topic (`room:`, `conversation:`, `poll:`, `context:`, `user:`). A second
+   * subscription to a topic already followed shares its stream from now on (its cursor is unused).
+   */
+  subscribe<T = unknown>(topic: string, options: SubscribeOptions<T>): Subscription {
+    const listener = options as Listener;
+    let followed = this.topics.get(topic);
+    if (followed === undefined) {
+      const room = topic.startsWith('room:');
+      const order = room ? new RoomOrder((data, meta) => this.deliver(topic, data, meta), this.config.reorderWindowMs ?? 1_000) : undefined;
+      order?.reset(options.cursor, seqOfCursor(options.cursor));
+      followed = { listeners: new Set(), order, status: 'idle', sentCursor: undefined };
+      this.topics.set(topic, followed);
+      if (this.ready) this.follow(topic, followed);
+      else if (this.socket === undefined && this.state !== 'disconnected') void this.open();
+    }
+    followed.listeners.add(listener);
+    const f = followed;
+    return {
+      topic,
+      get cursor() {
+        return f.order?.cursor;
+      },
+      unsubscribe: () => this.unsubscribe(topic, listener),
+    };
+  }
+
+  /** A room's events routed to the hosted SDK's handlers (`EventHandlerConfig`), as its poller routes them. */
+  room(roomId: string, handlers: ChatHandlers, options: { cursor?: string } = {}): Subscription {
+    handlers.onChatStart?.();
+    const userid = this.config.user?.userid;
+    return this.subscribe<ChatEvent>(`room:${roomId}`, {
+      cursor: options.cursor,
+      onEvent: (event) => dispatchChatEvent(handlers, event, userid),
+      onError: (error) => handlers.onNetworkError?.(error),
+    });
+  }
+
+  /**
+   * Counts this user present in a telemetry context (`key`, e.g. 'viewers') while connected: a
+   * heartbeat now, after every reconnect and every `everyMs` (keep it under the server's presence
+   * window, 30 s by default). With a client token it needs a user token. Returns the function that stops it.
+   */
+  presence(contextid: string, key: string, everyMs = 10_000): () => void {
+    const beat = () => this.send({ type: 'heartbeat', contextid, key });
+    this.beats.set(beat, setInterval(beat, everyMs));
+    if (this.ready) beat();
+    else this.connect();
+    return () => {
+      clearInterval(this.beats.get(beat));
+      this.beats.delete(beat);
+    };
+  }
+
+  /** Stops for good: closes the socket and forgets every topic. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const g = globalThis as { removeEventListener?: (type: string, fn: () => void) => void };
+    g.removeEventListener?.('offline', this.onOffline);
+    g.removeEventListener?.('online', this.onOnline);
+    clearTimeout(this.retryTimer);
+    for (const followed of this.topics.values()) followed.order?.forget();
+    this.topics.clear();
+    for (const timer of this.beats.values()) clearInterval(timer);
+    this.beats.clear();
+    this.drop(1000, 'closed by the app');
+  }
+
+  private emit<K extends keyof LiveEvents>(type: K, event: LiveEvents[K]): void {
+    for (const listener of this.listeners.get(type) ?? []) (listener as (event: LiveEvents[K]) => void)(event);
+  }
+
+  /** Connects now (subscribe does it by itself); after the client stopped (4001, 4003), tries again, e.g. with new credentials. */
+  connect(): void {
+    if (this.socket !== undefined || this.state === 'connecting') return;
+    clearTimeout(this.retryTimer);
+    this.refreshedToken = false;
+    void this.open();
+  }
+
+  private async open(): Promise<void> {
+    if (this.closed || this.offline || this.socket !== undefined) return;
+    const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
+    this.state = 'connecting';
+    this.emit('connecting', { endpoint, attempt: this.attempt });
+    const token = this.config.userToken;
+    // An expired user token would be refused, and refusals count toward the address's lockout.
+    if (token && tokenExpired(token, 5_000) && !(await this.refreshUserToken())) return this.stopped(4003, 'user token expired');
+    if (this.closed || this.offline || this.socket !== undefined) return;
+    const socket = new this.Socket(`${endpoint.replace(/^http/, 'ws')}/${encodeURIComponent(this.config.appId as string)}/ws`);
+    this.socket = socket;
+    socket.onopen = () => {
+      const auth: Record<string, string> = { type: 'auth', token: this.config.apiToken as string };
+      if (this.config.userToken) auth['jwt'] = this.config.userToken;
+      socket.send(JSON.stringify(auth));
+    };
+    socket.onmessage = (message) => {
+      this.heard();
+      this.receive(JSON.parse(String(message.data)) as Frame);
+    };
+    socket.onclose = (closing) => this.lost(closing.code, closing.reason);
+    socket.onerror = () => {};
+    this.armPong();
+  }
+
+  private receive(frame: Frame): void {
+    const followed = frame.topic === undefined ? undefined : this.topics.get(frame.topic);
+    switch (frame.type) {
+      case 'ready':
+        this.ready = true;
+        this.attempt = 0;
+        this.refreshedToken = false;
+        this.state = 'connected';
+        this.emit('connected', { userid: frame.userid ?? null });
+        this.startPings();
+        for (const [topic, f] of this.topics) this.follow(topic, f);
+        for (const beat of this.beats.keys()) beat();
+        return;
+      case 'event':
+        if (followed === undefined || followed.status === 'catchup') return;
+        if (followed.order !== undefined) followed.order.push(frame.data, this.meta(frame));
+        else this.deliver(frame.topic as string, frame.data, this.meta(frame));
+        return;
+      case 'error':
+        if (frame.code === 'rate_limited') this.retryAfterMs = Number(/retry after (\d+)/i.exec(frame.message ?? '')?.[1] ?? 0) * 1000 || undefined;
+        if (followed !== undefined) this.refused(frame.topic as string, followed, { code: frame.code ?? 'internal', message: frame.message ?? '', topic: frame.topic });
+        else this.emit('error', { code: frame.code ?? 'internal', message: frame.message ?? '' });
+        return;
+    }
+  }
+
+  private meta(frame: Frame): EventMeta {
+    const meta: EventMeta = { topic: frame.topic as string, event: frame.event as string };
+    if (frame.seq !== undefined) meta.seq = frame.seq;
+    if (frame.cursor !== undefined) meta.cursor = frame.cursor;
+    return meta;
+  }
+
+  private deliver(topic: string, data: unknown, meta: EventMeta): void {
+    for (const listener of this.topics.get(topic)?.listeners ?? []) {
+      try {
+        listener.onEvent(data, meta);
+      } catch (err) {
+        // An app handler's failure must not stop the stream; it still reaches the host's error reporting.
+        setTimeout(() => {
+          throw err;
+        });
+      }
+    }
+  }
+
+  private follow(topic: string, followed: Followed): void {
+    if (followed.status === 'catchup') return;
+    const cursor = followed.order?.cursor;
+    followed.status = 'pending';
+    followed.sentCursor = cursor;
+    this.send(cursor === undefined ? { type: 'subscribe', topic } : { type: 'subscribe', topic, cursor });
+  }
+
+  private unsubscribe(topic: string, listener: Listener): void {
+    const followed = this.topics.get(topic);
+    if (followed === undefined || !followed.listeners.delete(listener) || followed.listeners.size > 0) return;
+    this.topics.delete(topic);
+    followed.order?.forget();
+    if (this.ready && followed.status === 'pending') this.send({ type: 'unsubscribe', topic });
+  }
+
+  /** A subscribe was refused: too far behind → catch up through REST; a passing failure → retry; else the app is told and the topic dropped. */
+  private refused(topic: string, followed: Followed, error: LiveError): void {
+    if (error.code === 'already_subscribed' || error.code === 'not_subscribed') return;
+    const order = followed.order;
+    if (error.code === 'bad_request' && order !== undefined && followed.sentCursor !== undefined) {
+      void this.catchUp(topic, followed, order);
+      return;
+    }
+    if (error.code === 'internal' || error.code === 'rate_limited') {
+      setTimeout(() => this.ready && this.topics.get(topic) === followed && this.follow(topic, followed), this.retryAfterMs ?? LATER_MS);
+      return;
+    }
+    this.topics.delete(topic);
+    order?.forget();
+    for (const listener of followed.listeners) listener.onError?.(error);
+    this.emit('error', error);
+  }
+
+  /** Reads the room's `updates` pages from its cursor until the end, then subscribes again from where they stop. */
+  private async catchUp(topic: string, followed: Followed, order: RoomOrder): Promise<void> {
+    followed.status = 'catchup';
+    const roomId = topic.slice('room:'.length);
+    try {
+      for (let more = true; more && this.topics.get(topic) === followed; ) {
+        const page = await this.rest(`chat/rooms/${encodeURIComponent(roomId)}/updates?limit=${CATCHUP_PAGE}&cursor=${encodeURIComponent(order.cursor ?? '')}`);
+        if (this.topics.get(topic) !== followed) return;
+        const events = page.events;
+        events.forEach((event, i) => {
+          const meta: EventMeta = { topic, event: 'chat.event', catchup: true };
+          if (i === events.length - 1) meta.cursor = page.cursor;
+          order.caughtUp(event, meta, seqOfCursor(page.cursor));
+        });
+        if (events.length === 0) order.reset(page.cursor, seqOfCursor(page.cursor));
+        more = page.more;
+      }
+    } catch (err) {
+      const error: LiveError = (err as LiveError).code === undefined ? { code: 'network', message: String(err), topic } : { ...(err as LiveError), topic };
+      for (const listener of followed.listeners) listener.onError?.(error);
+      this.emit('error', error);
+      // A cursor the server does not know cannot be resumed: the room is followed from now on.
+      if (error.code === 'bad_request') order.reset(undefined, undefined);
+      else await new Promise((r) => setTimeout(r, this.backoff()));
+    }
+    followed.status = 'idle';
+    if (this.ready && this.topics.get(topic) === followed) this.follow(topic, followed);
+  }
+
+  private async rest(path: string): Promise<{ events: unknown[]; cursor: string; more: boolean }> {
+    const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
+    const res = await fetch(`${endpoint}/${encodeURIComponent(this.config.appId as string)}/${path}`, { headers: { 'x-api-token': this.config.apiToken as string } });
+    const body = (await res.json()) as { message?: string; data?: { events: unknown[]; cursor: string; more: boolean } };
+    if (!res.ok || body.data === undefined) throw { code: res.status === 400 ? 'bad_request' : `http_${res.status}`, message: body.message ?? res.statusText };
+    return body.data;
+  }
+
+  private send(frame: object): void {
+    if (this.socket?.readyState === OPEN) this.socket.send(JSON.stringify(frame));
+  }
+
+  private startPings(): void {
+    clearInterval(this.pingTimer);
+    this.pingTimer = setInterval(() => {
+      this.send({ type: 'ping' });
+      this.armPong();
+    }, this.config.pingIntervalMs ?? 25_000);
+  }
+
+  /** Anything heard from the server proves the socket alive; silence past the timeout replaces it. */
+  private armPong(): void {
+    if (this.pongTimer !== undefined) return;
+    this.pongTimer = setTimeout(() => this.drop(1006, 'no answer from the server'), this.config.pongTimeoutMs ?? 10_000);
+  }
+
+  private heard(): void {
+    clearTimeout(this.pongTimer);
+    this.pongTimer = undefined;
+  }
+
+  /** Lets go of the socket at once (a dead connection may take minutes to report its close) and treats it as lost. */
+  private drop(code: number, reason: string): void {
+    const socket = this.socket;
+    if (socket === undefined) {
+      clearTimeout(this.retryTimer);
+      if (this.closed) this.stopped(code, reason);
+      return;
+    }
+    socket.onclose = socket.onmessage = socket.onopen = null;
+    const s = socket as SocketLike & { terminate?: () => void };
+    if (s.terminate) s.terminate();
+    else socket.close(code === 1000 ? 1000 : 4000, reason);
+    this.lost(code, reason);
+  }
+
+  private lost(code: number, reason: string): void {
+    this.socket = undefined;
+    this.ready = false;
+    clearInterval(this.pingTimer);
+    this.heard();
+    for (const followed of this.topics.values()) {
+      if (followed.status === 'pending') followed.status = 'idle';
+      followed.order?.forget();
+    }
+    if (this.closed) return this.stopped(code, reason);
+    void this.retry(code, reason);
+  }
+
+  private async retry(code: number, reason: string): Promise<void> {
+    let delayMs = this.backoff();
+    this.attempt++;
+    this.endpointIndex++;
+    if (code === 4003 && /user token/.test(reason) && !this.refreshedToken) {
+      this.refreshedToken = true;
+      this.endpointIndex--;
+      delayMs = (await this.refreshUserToken()) ? 0 : -1;
+    } else if (code === 4001 || code === 4003) delayMs = -1;
+    else if (code === 4029) delayMs = Math.max(delayMs, this.retryAfterMs ?? RATE_LIMITED_MS);
+    else if (code === 1013) delayMs = Math.max(delayMs, LATER_MS);
+    this.retryAfterMs = undefined;
+    if (delayMs < 0 || this.closed) return this.stopped(code, reason);
+    this.state = 'disconnected';
+    this.emit('disconnected', { code, reason, willRetry: true, delayMs });
+    if (this.offline) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.open(), delayMs);
+  }
+
+  /** Exponential with full jitter: a crowd cut off at once does not come back at once. */
+  private backoff(): number {
+    const base = this.config.reconnectDelayMs ?? 500;
+    const ceiling = Math.min(this.config.maxReconnectDelayMs ?? 30_000, base * 2 ** this.attempt);
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  }
+
+  /** True once the app's userTokenRefreshFunction gave a new user token; false (and the client stopped) otherwise. */
+  private async refreshUserToken(): Promise<boolean> {
+    const refresh = this.config.userTokenRefreshFunction;
+    if (refresh !== undefined) {
+      try {
+        this.config.userToken = await refresh(this.config.userToken ?? '');
+        return true;
+      } catch (err) {
+        this.emit('error', { code: 'token_refresh_failed', message: String(err) });
+      }
+    }
+    return false;
+  }
+
+  /** Nothing more will be tried: the app is told why. */
+  private stopped(code: number, reason: string): void {
+    this.state = this.closed ? 'closed' : 'disconnected';
+    this.emit('disconnected', { code, reason, willRetry: false });
+  }
+}

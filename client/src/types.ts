@@ -1,0 +1,79 @@
+/** The socket the client needs: the browser's WebSocket, React Native's, or `ws` in Node. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+export type SocketConstructor = new (url: string) => SocketLike;
+
+/**
+ * The hosted SDK's own config fields (one object serves both), plus what only push needs.
+ * `endpoint` is the `…/api/v3` base; several are tried in turn when a node cannot be reached.
+ */
+export interface LiveConfig {
+  appId?: string;
+  apiToken?: string;
+  endpoint?: string | string[];
+  userToken?: string;
+  userTokenRefreshFunction?: (token: string) => Promise<string>;
+  /** The SDK's current user: its shadow-banned events still reach it in `room()` handlers. */
+  user?: { userid?: string };
+  /** Required where there is no global WebSocket (Node 20): e.g. `WebSocket` of the `ws` package. */
+  WebSocket?: SocketConstructor;
+  /** How often a ping is sent (default 25 s; the server drops a silent socket after 120 s). */
+  pingIntervalMs?: number;
+  /** A socket that answers nothing this long after a ping is replaced (default 10 s). */
+  pongTimeoutMs?: number;
+  /** First reconnect delay; doubles per failed attempt up to maxReconnectDelayMs, with jitter (defaults 500 ms, 30 s). */
+  reconnectDelayMs?: number;
+  maxReconnectDelayMs?: number;
+  /** How long a room event that skipped a seq waits for the ones before it (default 1 s). */
+  reorderWindowMs?: number;
+}
+
+export interface EventMeta {
+  topic: string;
+  /** `chat.event`, `comment.created`, `poll.standings`, `telemetry.snapshot`, `notification`, … */
+  event: string;
+  /** Rooms: the event's position (absent for events caught up through REST). */
+  seq?: number;
+  /** Rooms: the cursor to resume after this event (on caught-up events, only the last of each page). */
+  cursor?: string;
+  /** True when the event came through REST `updates` pages (more than the server's replay horizon behind). */
+  catchup?: boolean;
+}
+
+export interface LiveError {
+  code: string;
+  message: string;
+  topic?: string;
+}
+
+export interface SubscribeOptions<T = unknown> {
+  /** Rooms: resume after this cursor (e.g. the join result's `eventscursor.cursor`). */
+  cursor?: string;
+  onEvent(data: T, meta: EventMeta): void;
+  /** The subscription was refused (forbidden, not_found, …) and is over, or a catch-up failed. */
+  onError?(error: LiveError): void;
+}
+
+export interface Subscription {
+  readonly topic: string;
+  /** Rooms: the cursor after the last event delivered. */
+  readonly cursor: string | undefined;
+  unsubscribe(): void;
+}
+
+export type LiveState = 'idle' | 'connecting' | 'connected' | 'disconnected' | 'closed';
+
+export interface LiveEvents {
+  connecting: { endpoint: string; attempt: number };
+  connected: { userid: string | null };
+  /** `willRetry` false: the client stopped (4001, 4003 with no new user token, close()); the app must act. */
+  disconnected: { code: number; reason: string; willRetry: boolean; delayMs?: number };
+  error: LiveError;
+}

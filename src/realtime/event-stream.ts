@@ -1,0 +1,85 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import { jsonOnce } from '../json-once.js';
+import { statusLine } from '../http/status.js';
+import type { LiveMessage } from './live.js';
+
+/**
+ * One `text/event-stream` response: the status and headers go out with the first write (so a
+ * refusal found before it is still an HTTP error), then events and comments. A reader further
+ * behind than `maxUnsent` bytes is cut off, as a WebSocket would be with 4008.
+ */
+export class EventStream {
+  closed = false;
+  /** The status and headers went out: refusals can no longer be HTTP statuses. */
+  started = false;
+  private unsent = 0;
+  private readonly onEnd: (() => void)[] = [];
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly headers: [string, string][],
+    private readonly maxUnsent: number,
+  ) {
+    res.onAborted(() => this.ended());
+    res.onWritable(() => {
+      this.unsent = 0;
+      return true;
+    });
+  }
+
+  /** Called once the stream ends (at once if it already has). */
+  whenEnded(listener: () => void): void {
+    if (this.closed) listener();
+    else this.onEnd.push(listener);
+  }
+
+  /** `id:` (when given), `event:` and `data:` (the REST object) of one live message. */
+  event(message: LiveMessage, id: string | undefined): void {
+    const head = id === undefined ? '' : `id:${id}\n`;
+    this.write(`${head}event:${message.type}\ndata:${jsonOnce(message.data)}\n\n`);
+  }
+
+  /** Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's EventSource opens. */
+  open(): void {
+    if (!this.started) this.comment('ok');
+  }
+
+  /** A comment line: keeps proxies and the browser from thinking the stream dead. */
+  comment(text: string): void {
+    this.write(`:${text}\n\n`);
+  }
+
+  /** Ends the stream; before it started, answers `status` with the envelope instead. */
+  end(status: number, body: string): void {
+    if (this.closed) return;
+    this.res.cork(() => {
+      if (this.started) this.res.end();
+      else this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8').end(body);
+    });
+    this.ended();
+  }
+
+  private write(text: string): void {
+    if (this.closed) return;
+    this.res.cork(() => {
+      if (!this.started) {
+        this.started = true;
+        this.res.writeStatus('200 OK');
+        for (const [name, value] of this.headers) this.res.writeHeader(name, value);
+        // The browser waits this long before it reconnects.
+        text = `retry:1000\n\n${text}`;
+      }
+      if (!this.res.write(text)) this.unsent += text.length;
+    });
+    if (this.unsent > this.maxUnsent) {
+      this.res.close();
+      this.ended();
+    }
+  }
+
+  private ended(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const listener of this.onEnd.splice(0)) listener();
+  }
+}

@@ -1,0 +1,90 @@
+import type { Application } from '../apps/types.js';
+import { eventFrame, type Delivery, type LiveHub } from './hub.js';
+import type { LiveMessage } from './live.js';
+import { Refusal } from './refusal.js';
+import type { Replay, Topic } from './topics.js';
+
+/** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them (MAX_REPLAY events). */
+const REPLAY_PAGE = 500;
+const MAX_REPLAY_PAGES = 10;
+export const MAX_REPLAY = REPLAY_PAGE * MAX_REPLAY_PAGES;
+/**
+ * After a replay the subscriber keeps filtering by seq for this long before it takes the topic's
+ * deliveries unfiltered: an event committed before the replay query may still be on its way from another node.
+ */
+const RESUME_GRACE_MS = 2_000;
+
+/** Whoever resumes a topic (a WebSocket, an event stream): how to reach it and what it holds. */
+export interface ResumeTarget {
+  /** False once the subscriber is gone or let go of the topic: the resume stops there. */
+  active(): boolean;
+  /** The cursor proved valid and near enough; called before the replayed items. */
+  confirmed(): void;
+  deliver(delivery: Delivery): void;
+  /** The grace period is over: the subscriber takes the topic's deliveries directly from now on. */
+  caughtUp(): void;
+  /** Keeps the function that stops the resume (unsubscribe, close); undefined once it is over. */
+  stopWith(stop: (() => void) | undefined): void;
+}
+
+/**
+ * Listens to the live topic first and buffers, replays the feed after the cursor, delivers the
+ * buffered items the replay did not hold, then forwards live items filtered by seq until the
+ * grace period ends. No gap, no repeat. Refused (before anything is delivered) when the cursor is
+ * invalid or more than MAX_REPLAY events behind.
+ */
+export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, replay: Replay, cursor: string, target: ResumeTarget): Promise<void> {
+  const buffer: Delivery[] = [];
+  const sent = new Set<number>();
+  let replayedUpTo = -Infinity;
+  let live = false;
+  const forward = (d: Delivery) => {
+    if (d.seq !== undefined && (d.seq <= replayedUpTo || sent.has(d.seq))) return;
+    if (d.seq !== undefined) sent.add(d.seq);
+    target.deliver(d);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const stopIntercepting = hub.intercept(app.id, topic.name, (d) => (live ? forward(d) : buffer.push(d)));
+  const stop = () => {
+    stopIntercepting();
+    clearTimeout(timer);
+    target.stopWith(undefined);
+  };
+  target.stopWith(stop);
+  try {
+    const items = await missed(app, topic, replay, cursor);
+    if (!target.active()) return;
+    target.confirmed();
+    for (const item of items) {
+      if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
+      target.deliver({ frame: eventFrame(topic.name, item), seq: item.seq, message: item });
+    }
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  live = true;
+  for (const d of buffer.splice(0)) forward(d);
+  timer = setTimeout(() => {
+    if (!target.active()) return;
+    target.caughtUp();
+    stop();
+  }, RESUME_GRACE_MS);
+}
+
+/** Every item after the cursor, read before anything is sent; refused when more than MAX_REPLAY. */
+async function missed(app: Application, topic: Topic, replay: Replay, cursor: string): Promise<LiveMessage[]> {
+  const missed: LiveMessage[] = [];
+  let position = cursor;
+  for (;;) {
+    // Past MAX_REPLAY one item is enough to know the cursor is too far behind.
+    const limit = missed.length < MAX_REPLAY ? Math.min(REPLAY_PAGE, MAX_REPLAY - missed.length) : 1;
+    const { items, cursor: next } = await replay(app, topic.id, position, limit);
+    if (missed.length >= MAX_REPLAY && items.length > 0) {
+      throw new Refusal('bad_request', `The cursor is more than ${MAX_REPLAY} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
+    }
+    missed.push(...items);
+    position = next;
+    if (items.length < limit) return missed;
+  }
+}

@@ -1,0 +1,227 @@
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { AppDirectory } from '../apps/directory.js';
+import type { Actor, Application } from '../apps/types.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { verifyUserToken } from '../http/auth.js';
+import type { CorsPolicy } from '../http/cors.js';
+import { envelope } from '../http/envelope.js';
+import type { Limits } from '../limits/limits.js';
+import type { Logger } from '../logger.js';
+import { admitLongLivedConnection } from './admission.js';
+import { EventStream } from './event-stream.js';
+import type { LiveHub } from './hub.js';
+import type { LiveMessage } from './live.js';
+import type { Peer } from './peer.js';
+import type { ErrorCode } from './protocol.js';
+import { Refusal, refusalOf } from './refusal.js';
+import { resumeTopic } from './resume.js';
+import type { Topic, TopicRegistry } from './topics.js';
+
+export const SSE_PATH = '/api/v3/:appid/sse';
+/** A comment goes out this often on every stream, so that proxies and browsers keep it open. */
+export const SSE_COMMENT_MS = 15_000;
+
+const STATUS_OF: Partial<Record<ErrorCode, number>> = { forbidden: 403, not_found: 404, rate_limited: 429, internal: 500 };
+
+export interface SseDeps {
+  log: Logger;
+  apps: AppDirectory;
+  cors: CorsPolicy;
+  limits: Limits;
+  hub: LiveHub;
+  topics: TopicRegistry;
+  maxSubscriptions: number;
+  maxUnsent: number;
+}
+
+/** What the request carried, copied before the first await (uWS requests live only until the handler returns). */
+interface Asked {
+  appId: string;
+  address: string;
+  origin: string;
+  token: string;
+  jwt: string;
+  topics: string[];
+  lastEventId: string;
+}
+
+/** One open stream: its peer, the topics it follows and how to stop each. */
+interface Open {
+  stream: EventStream;
+  appId: string;
+  tokenId: string;
+  /** Rooms' cursors, in the order the URL named them: the `id:` of every event. */
+  cursors: Map<string, string>;
+  stops: Map<string, () => void>;
+}
+
+/**
+ * `GET /api/v3/{appid}/sse?topic=…&topic=…&token=…&jwt=…`: the WebSocket's topics as server-sent
+ * events, authorised by the same topic kinds. Rooms resume from Last-Event-ID (their cursors).
+ */
+export class SseEndpoint {
+  private readonly open = new Set<Open>();
+  private readonly commenter: NodeJS.Timeout;
+
+  constructor(private readonly deps: SseDeps) {
+    deps.apps.onRevoked((tokenId) => {
+      for (const o of this.open) if (o.tokenId === tokenId) o.stream.end(403, '');
+    });
+    this.commenter = setInterval(() => {
+      // A stream still checking its topics must not open for a comment: a refusal would then be no status.
+      for (const o of this.open) if (o.stream.started) o.stream.comment('');
+    }, SSE_COMMENT_MS);
+    this.commenter.unref();
+  }
+
+  attach(app: TemplatedApp): void {
+    app.get(SSE_PATH, (res, req) => this.request(res, req));
+  }
+
+  close(): void {
+    clearInterval(this.commenter);
+    for (const o of [...this.open]) o.stream.end(503, '');
+  }
+
+  private request(res: HttpResponse, req: HttpRequest): void {
+    const asked = this.read(res, req);
+    const allowOrigin = this.deps.cors.allowOrigin(asked.origin);
+    const headers: [string, string][] = [
+      ['content-type', 'text/event-stream; charset=utf-8'],
+      ['cache-control', 'no-cache, no-transform'],
+      // Tells nginx-like proxies not to buffer the stream.
+      ['x-accel-buffering', 'no'],
+    ];
+    if (allowOrigin !== '') headers.push(['access-control-allow-origin', allowOrigin]);
+    if (!this.deps.cors.anyOrigin) headers.push(['vary', 'origin']);
+    const stream = new EventStream(res, headers, this.deps.maxUnsent);
+    const admission = admitLongLivedConnection(asked.address);
+    if (!admission.admitted) return stream.end(admission.status, envelope(admission.status, admission.message, null));
+    stream.whenEnded(() => admission.release());
+    this.start(stream, asked).catch((err: unknown) => {
+      if (isDatabaseUnavailable(err)) return stream.end(503, envelope(503, 'The database is unavailable; try again shortly.', null));
+      const refusal = refusalOf(err);
+      if (refusal !== undefined) {
+        const status = STATUS_OF[refusal.code] ?? 400;
+        return stream.end(status, envelope(status, refusal.message, null));
+      }
+      this.deps.log.error({ err }, 'event stream failed');
+      stream.end(500, envelope(500, 'Internal server error.', null));
+    });
+  }
+
+  private read(res: HttpResponse, req: HttpRequest): Asked {
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
+    return {
+      appId: req.getParameter(0) ?? '',
+      address: this.deps.limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), req.getHeader('x-forwarded-for')),
+      origin: req.getHeader('origin'),
+      token: req.getHeader('x-api-token') || (query.get('token') ?? ''),
+      jwt: bearer ?? query.get('jwt') ?? '',
+      topics: [...new Set(query.getAll('topic'))],
+      lastEventId: req.getHeader('last-event-id') || (query.get('lastEventId') ?? ''),
+    };
+  }
+
+  /** Authenticates as the WebSocket does, checks every topic, then follows them; any refusal before the stream opens is its HTTP answer. */
+  private async start(stream: EventStream, asked: Asked): Promise<void> {
+    const { limits, apps, topics } = this.deps;
+    const lockedOut = limits.lockout(() => asked.address);
+    if (lockedOut !== undefined) throw new Refusal('rate_limited', lockedOut.message);
+    const credential = await apps.authenticate(asked.appId, asked.token);
+    if (credential === undefined) return this.refuseCredentials(asked, 'The API token is missing or not valid for this application.');
+    if (credential.scope === 'client' && !this.deps.cors.allowsSocketFrom(asked.origin)) throw new Refusal('forbidden', 'This origin may not use a client token (CORS_ORIGINS).');
+    const app = credential.app;
+    let actor: Actor | null = null;
+    if (asked.jwt !== '') {
+      try {
+        actor = await verifyUserToken(app, `Bearer ${asked.jwt}`);
+      } catch {
+        return this.refuseCredentials(asked, 'The user token is not valid.');
+      }
+    }
+    const peer: Peer = { appId: app.id, actor, scope: credential.scope };
+    if (asked.topics.length === 0) throw new Refusal('bad_topic', `Name at least one topic: ?topic=${topics.spelled()}.`);
+    if (asked.topics.length > this.deps.maxSubscriptions) throw new Refusal('too_many_subscriptions', `A stream may follow at most ${this.deps.maxSubscriptions} topics.`);
+    const parsed = asked.topics.map((name) => {
+      const topic = topics.parse(name);
+      if (topic === undefined) throw new Refusal('bad_topic', `topic must be ${topics.spelled()}.`);
+      topic.def.authorize?.(peer, topic.id);
+      return topic;
+    });
+    const rooms = parsed.filter((t) => t.def.replay !== undefined);
+    const resumeFrom = asked.lastEventId === '' ? [] : asked.lastEventId.split(',');
+    if (resumeFrom.length > 0 && resumeFrom.length !== rooms.length)
+      throw new Refusal('bad_request', `Last-Event-ID holds ${resumeFrom.length} cursors; this stream follows ${rooms.length} resumable topics.`);
+    for (const topic of parsed) await topic.def.exists?.(app, topic.id);
+    const o: Open = { stream, appId: app.id, tokenId: credential.id, cursors: new Map(), stops: new Map() };
+    this.open.add(o);
+    stream.whenEnded(() => this.closed(o));
+    try {
+      for (const topic of parsed) {
+        if (stream.closed) return;
+        const at = rooms.indexOf(topic);
+        await this.follow(o, app, topic, at < 0 ? undefined : (resumeFrom[at] ?? ''));
+      }
+    } catch (err) {
+      this.closed(o);
+      throw err;
+    }
+    stream.open();
+  }
+
+  private async refuseCredentials(asked: Asked, message: string): Promise<never> {
+    const lockedOut = await this.deps.limits.authFailed(asked.address);
+    throw new Refusal(lockedOut === undefined ? 'forbidden' : 'rate_limited', lockedOut?.message ?? message);
+  }
+
+  /** A topic with a feed is always resumed, from Last-Event-ID or from its head now, so every event can carry the stream's position. */
+  private async follow(o: Open, app: Application, topic: Topic, cursor: string | undefined): Promise<void> {
+    const { hub } = this.deps;
+    const name = topic.name;
+    o.stops.set(name, () => hub.unfollow(app.id, name));
+    await hub.follow(app.id, topic);
+    const send = (message: LiveMessage) => {
+      if (message.cursor !== undefined && o.cursors.has(name)) o.cursors.set(name, message.cursor);
+      o.stream.event(message, o.cursors.size === 0 ? undefined : [...o.cursors.values()].join(','));
+    };
+    const plain = () => {
+      const stop = hub.intercept(app.id, name, (d) => send(d.message));
+      const unfollow = o.stops.get(name);
+      o.stops.set(name, () => {
+        stop();
+        unfollow?.();
+      });
+    };
+    const replay = topic.def.replay;
+    if (replay === undefined || cursor === undefined) plain();
+    else {
+      const from = cursor === '' ? (await replay(app, topic.id, '', 1)).cursor : cursor;
+      o.cursors.set(name, from);
+      const unfollow = o.stops.get(name);
+      let resuming: (() => void) | undefined;
+      o.stops.set(name, () => {
+        resuming?.();
+        unfollow?.();
+      });
+      await resumeTopic(hub, app, topic, replay, from, {
+        active: () => !o.stream.closed,
+        confirmed: () => {},
+        deliver: (d) => send(d.message),
+        caughtUp: () => {
+          o.stops.set(name, () => unfollow?.());
+          plain();
+        },
+        stopWith: (stop) => (resuming = stop),
+      });
+    }
+    if (topic.def.snapshot !== undefined) send(await topic.def.snapshot(app, topic.id));
+  }
+
+  private closed(o: Open): void {
+    if (!this.open.delete(o)) return;
+    for (const stop of o.stops.values()) stop();
+    o.stops.clear();
+  }
+}
