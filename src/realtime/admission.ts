@@ -1,21 +1,15 @@
-import { sseMetrics } from '../metrics/registry.js';
+import type { HttpResponse } from 'uWebSockets.js';
+import { envelope } from '../http/envelope.js';
+import { statusLine } from '../http/status.js';
+import type { Admission } from '../limits/connections.js';
 
-export type Admission = { admitted: true; release(): void } | { admitted: false; status: number; message: string; retryAfterSeconds?: number };
-
-/**
- * The one door every long-lived connection other than a WebSocket upgrade passes (event streams
- * today): a per-process or per-address connection cap belongs here, and a refusal is answered with
- * its status before anything is held. Today it admits every stream and counts it.
- */
-export function admitLongLivedConnection(_address: string): Admission {
-  sseMetrics.connections.inc();
-  let released = false;
-  return {
-    admitted: true,
-    release() {
-      if (released) return;
-      released = true;
-      sseMetrics.connections.dec();
-    },
-  };
+/** Past a connection cap a long-lived connection (WebSocket upgrade or event stream) is answered at once, with when to try again, and closed so it holds no descriptor. */
+export function refuseConnection(res: HttpResponse, refusal: Extract<Admission, { admitted: false }>): void {
+  res.cork(() =>
+    res
+      .writeStatus(statusLine(refusal.status))
+      .writeHeader('content-type', 'application/json; charset=utf-8')
+      .writeHeader('retry-after', String(refusal.retryAfter))
+      .end(envelope(refusal.status, refusal.message, { retryafter: refusal.retryAfter }), true),
+  );
 }

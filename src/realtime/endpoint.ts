@@ -6,7 +6,6 @@ import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
 import { statusLine } from '../http/status.js';
-import type { Admission } from '../limits/connections.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
@@ -15,6 +14,7 @@ import type { ClientFrames, FrameHandler } from './client-frames.js';
 import type { Backpressure } from './backpressure.js';
 import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame } from './protocol.js';
+import { refuseConnection } from './admission.js';
 import { refusalOf } from './refusal.js';
 import type { Subscriptions } from './subscriptions.js';
 
@@ -40,17 +40,6 @@ function refuseUpgrade(res: HttpResponse, status: number, message: string): void
       .writeStatus(statusLine(status))
       .writeHeader('content-type', 'application/json; charset=utf-8')
       .end(envelope(status, message, null)),
-  );
-}
-
-/** Past a connection cap: answered at once, with when to retry, and the connection closed so it holds no descriptor. */
-function refuseConnection(res: HttpResponse, refusal: Extract<Admission, { admitted: false }>): void {
-  res.cork(() =>
-    res
-      .writeStatus(statusLine(refusal.status))
-      .writeHeader('content-type', 'application/json; charset=utf-8')
-      .writeHeader('retry-after', String(refusal.retryAfter))
-      .end(envelope(refusal.status, refusal.message, { retryafter: refusal.retryAfter }), true),
   );
 }
 

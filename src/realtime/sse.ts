@@ -7,7 +7,8 @@ import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
 import type { Limits } from '../limits/limits.js';
 import type { Logger } from '../logger.js';
-import { admitLongLivedConnection } from './admission.js';
+import { sseMetrics } from '../metrics/registry.js';
+import { refuseConnection } from './admission.js';
 import { EventStream } from './event-stream.js';
 import type { LiveHub } from './hub.js';
 import type { LiveMessage } from './live.js';
@@ -94,10 +95,14 @@ export class SseEndpoint {
     ];
     if (allowOrigin !== '') headers.push(['access-control-allow-origin', allowOrigin]);
     if (!this.deps.cors.anyOrigin) headers.push(['vary', 'origin']);
+    const admission = this.deps.limits.connections.admit(asked.address);
+    if (!admission.admitted) return refuseConnection(res, admission);
     const stream = new EventStream(res, headers, this.deps.maxUnsent);
-    const admission = admitLongLivedConnection(asked.address);
-    if (!admission.admitted) return stream.end(admission.status, envelope(admission.status, admission.message, null));
-    stream.whenEnded(() => admission.release());
+    sseMetrics.connections.inc();
+    stream.whenEnded(() => {
+      admission.release();
+      sseMetrics.connections.dec();
+    });
     this.start(stream, asked).catch((err: unknown) => {
       if (isDatabaseUnavailable(err)) return stream.end(503, envelope(503, 'The database is unavailable; try again shortly.', null));
       const refusal = refusalOf(err);
