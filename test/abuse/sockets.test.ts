@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { SseReader } from '../realtime/sse-reader.js';
 
 // Loopback answers every 127.x.y.z: a client bound to 127.0.0.2 is "another address" to the server.
 const OTHER_ADDRESS = '127.0.0.2';
@@ -142,5 +143,28 @@ describe('sockets per client address', () => {
     opened.shift()?.close();
     await new Promise((r) => setTimeout(r, 300));
     expect(keep(await connect(wsUrl(server, app), from('203.0.113.7'))).kind).toBe('open');
+  });
+
+  it('counts event streams against the same cap: a stream past it is refused with 429 and Retry-After, a closed one gives its place back', async () => {
+    const roomid = (await app.api.post('chat/rooms', { name: 'sse-cap' })).body.data.id as string;
+    const stream = () => SseReader.open(`${server.url}/api/v3/${app.appid}/sse?topic=room:${roomid}&token=${app.token}`, { 'x-forwarded-for': '203.0.113.9' });
+    const streams: SseReader[] = [];
+    try {
+      for (let i = 0; i < 2; i++) streams.push(await stream());
+      expect(streams.map((s) => s.status)).toEqual([200, 200]);
+      expect(keep(await connect(wsUrl(server, app), { 'x-forwarded-for': '203.0.113.9' })).kind).toBe('open');
+      const refused = await stream();
+      streams.push(refused);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(refused.body).code).toBe(429);
+      await streams[0]?.close();
+      await new Promise((r) => setTimeout(r, 300));
+      const again = await stream();
+      streams.push(again);
+      expect(again.status).toBe(200);
+    } finally {
+      for (const s of streams) await s.close();
+    }
   });
 });
