@@ -130,11 +130,19 @@ export function connectPostgres(url: string, log: Logger, options: { max: number
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(options.pooler === 'transaction' ? { Client: UnnamedStatementClient } : {}),
   });
-  pool.on('error', (err) => log.error({ err }, 'idle postgres client failed'));
+  // The pool replaces the connection; a request that needs it meanwhile is answered 503.
+  pool.on('error', (err) => log.warn({ err }, 'idle postgres connection lost'));
+  // The pool listens for errors only while a connection is idle. One lost while checked out
+  // between two statements (a transaction doing its work, a primary killed in a failover) would
+  // otherwise be an unhandled 'error' event and end the process; its next statement fails
+  // instead (answered 503) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', ignoreLostConnection));
   const db = drizzlePg(pool) as unknown as Db;
   namedQueries.set(db, (name, text, values) => pool.query({ name, text, values }));
   return { db, pool };
 }
+
+function ignoreLostConnection(): void {}
 
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
