@@ -32,15 +32,15 @@ interface Node {
  * Patroni's REST API says is the primary (`GET /primary`).
  */
 export class PatroniCluster {
+  private haproxy: ChildProcess | undefined;
+  private haproxyOutput = '';
+  readonly nodes: Node[] = [];
+
   private constructor(
     private readonly dir: string,
     private readonly etcd: ChildProcess,
-    private readonly haproxy: ChildProcess,
-    readonly nodes: Node[],
     readonly port: number,
   ) {}
-
-  haproxyOutput = '';
 
   /** Through HAProxy, to the primary's `postgres` database. */
   get url(): string {
@@ -64,10 +64,22 @@ export class PatroniCluster {
       ],
       { stdio: 'ignore' },
     );
+    const cluster = new PatroniCluster(dir, etcd, haproxyPort);
+    try {
+      await cluster.startMembers(etcdClient);
+      return cluster;
+    } catch (err) {
+      const logs = cluster.logs();
+      await cluster.stop();
+      throw new Error(`${(err as Error).message}\n${logs}`);
+    }
+  }
+
+  private async startMembers(etcdClient: number): Promise<void> {
+    const { dir, nodes, port: haproxyPort } = this;
     await eventually(async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`).catch(() => undefined))?.ok === true, 20_000, 'etcd healthy');
 
     const scope = `engage${Date.now().toString(36)}`;
-    const nodes: Node[] = [];
     for (const name of ['node0', 'node1']) {
       const node: Node = { name, pgPort: await freePort(), apiPort: await freePort(), dataDir: join(dir, name), patroni: undefined as unknown as ChildProcess, output: '' };
       node.patroni = startPatroni(dir, scope, etcdClient, node);
@@ -96,13 +108,12 @@ export class PatroniCluster {
       ].join('\n'),
     );
     const haproxy = spawn(debianBinary('/usr/sbin/haproxy'), ['-db', '-f', haproxyConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const cluster = new PatroniCluster(dir, etcd, haproxy, nodes, haproxyPort);
-    const keep = (d: Buffer) => (cluster.haproxyOutput = (cluster.haproxyOutput + d.toString()).slice(-10_000));
+    this.haproxy = haproxy;
+    const keep = (d: Buffer) => (this.haproxyOutput = (this.haproxyOutput + d.toString()).slice(-10_000));
     haproxy.stdout?.on('data', keep);
     haproxy.stderr?.on('data', keep);
     await eventually(() => answers(nodes[1] as Node, '/sync'), 90_000, 'node1 a synchronous standby');
-    await eventually(() => writable(cluster.url), 20_000, 'the primary writable through haproxy');
-    return cluster;
+    await eventually(() => writable(this.url), 20_000, 'the primary writable through haproxy');
   }
 
   /** The node Patroni's REST API calls primary, if any. */
@@ -135,7 +146,7 @@ export class PatroniCluster {
       }
       killPostmaster(node);
     }
-    this.haproxy.kill('SIGKILL');
+    this.haproxy?.kill('SIGKILL');
     this.etcd.kill('SIGKILL');
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../helpers/spawn.js';
+import { freePort, stopProcess } from '../helpers/spawn.js';
 import { asPostgresUser, debianBinary } from './binaries.js';
 import { eventually } from './infra.js';
 
@@ -75,11 +75,7 @@ export class PgBouncer {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode === null) {
-      const exited = new Promise((r) => this.child.once('exit', r));
-      this.child.kill('SIGTERM');
-      await exited;
-    }
+    await stopProcess(this.child, 5000);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
