@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
+import type { Pooler } from './db/client.js';
 import type { RedisConfig } from './redis.js';
 import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './telemetry/limits.js';
 
@@ -65,6 +66,8 @@ const EnvSchema = v.object({
   PORT: v.optional(port, '3000'),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '0.0.0.0'),
   DATABASE_URL: v.optional(url(['postgres:', 'postgresql:'])),
+  DATABASE_POOLER: v.optional(v.picklist(['none', 'transaction'], 'must be none or transaction'), 'none'),
+  DATABASE_POOL_SIZE: v.optional(positiveInt, '16'),
   REDIS_URL: v.optional(url(['redis:', 'rediss:'])),
   REDIS_PUBSUB: v.optional(v.picklist(['classic', 'sharded']), 'classic'),
   REDIS_CLUSTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'off'),
@@ -94,6 +97,10 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** `transaction` behind a pooler in transaction mode (PgBouncer's pool_mode = transaction): no named statements. */
+  databasePooler: Pooler;
+  /** The most connections the server's requests hold to Postgres at once (the webhook thread has 4 more). */
+  databasePoolSize: number;
   /** Redis (REDIS_URL, REDIS_CLUSTER, REDIS_PUBSUB), when set: the bus, shared rate limits, presence. */
   redis: RedisConfig | undefined;
   manageToken: string | undefined;
@@ -143,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databasePooler: e.DATABASE_POOLER,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER === 'on', pubsub: e.REDIS_PUBSUB },
     manageToken: e.MANAGE_TOKEN,
     dataDir: e.DATA_DIR,

@@ -45,7 +45,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pooler: config.databasePooler, poolSize: config.databasePoolSize, dataDir: config.dataDir, log });
   const bus = await openBus(config, log);
   const apps = new AppDirectory(database.db, bus);
   const topics = new TopicRegistry();

@@ -12,12 +12,16 @@ import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
+import { UnnamedStatementClient } from './transaction-pooler.js';
 
 /** The one database type every store uses: node-postgres and PGlite both satisfy it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Anything a query can run on: the database or an open transaction. */
 export type Queryable = Db | Tx;
+
+/** What sits between the server and Postgres: nothing (or a session pooler), or a transaction pooler. */
+export type Pooler = 'none' | 'transaction';
 
 export interface Database {
   db: Db;
@@ -55,8 +59,8 @@ const dialect = new PgDialect();
  * (a chat append spent about a third of its database time planning; on PGlite, two thirds of its
  * CPU, see pglite-named.ts). Rows come back as the driver parses them by default, without
  * drizzle's type handling, so a timestamp column may come back otherwise than from `rows`. Inside
- * a transaction it runs as `rows` does.
- * Behind PgBouncer in transaction mode, named statements need PgBouncer 1.21 or later.
+ * a transaction it runs as `rows` does. Behind a transaction pooler (DATABASE_POOLER=transaction)
+ * the connections drop the name and run it unnamed (see transaction-pooler.ts).
  */
 export async function preparedRows<T>(q: Queryable, name: string, statement: SQL): Promise<T[]> {
   const named = namedQueries.get(q);
@@ -65,37 +69,80 @@ export async function preparedRows<T>(q: Queryable, name: string, statement: SQL
   return (await named(name, text, params)).rows as T[];
 }
 
-export async function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; log: Logger }): Promise<Database> {
-  return options.databaseUrl === undefined ? openEmbedded(options.dataDir, options.log) : openPostgres(options.databaseUrl, options.log);
+export interface OpenOptions {
+  databaseUrl: string | undefined;
+  pooler: Pooler;
+  /** At most this many connections to Postgres. */
+  poolSize: number;
+  dataDir: string;
+  log: Logger;
 }
 
-async function openPostgres(url: string, log: Logger): Promise<Database> {
-  const { db, pool } = connectPostgres(url, log, { max: 16, name: 'engage' });
-  // Several nodes may start together: one migrates at a time.
-  const client = await pool.connect();
-  try {
-    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS });
-  } finally {
-    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
-  }
-  log.info('postgres ready, migrations applied');
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  return options.databaseUrl === undefined ? openEmbedded(options.dataDir, options.log) : openPostgres(options.databaseUrl, options);
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  const { log } = options;
+  const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: 'engage', pooler: options.pooler });
+  await migrateAlone(pool);
+  log.info({ pooler: options.pooler, poolSize: options.poolSize }, 'postgres ready, migrations applied');
   return { db, kind: 'postgres', pool, ping: () => ping(db), close: () => pool.end() };
+}
+
+/**
+ * Several nodes may start together: one migrates at a time. The lock is held by a transaction kept
+ * open on a connection of its own while another runs the migrations, so it never outlives a
+ * transaction (a session lock taken and released by two statements could, behind a transaction
+ * pooler, be released on another server connection than the one holding it, and never be).
+ */
+async function migrateAlone(pool: pg.Pool): Promise<void> {
+  const holder = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    const migrator = await pool.connect();
+    try {
+      await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS });
+    } finally {
+      migrator.release();
+    }
+  } catch (err) {
+    broken = err as Error;
+    throw err;
+  } finally {
+    await holder.query('commit').catch(() => undefined);
+    holder.release(broken);
+  }
 }
 
 /**
  * A pool of at most `max` connections to an already migrated database, with named statements for
  * `preparedRows`. `name` is the connections' application_name, as pg_stat_activity shows it.
  */
-export function connectPostgres(url: string, log: Logger, options: { max: number; name: string }): { db: Db; pool: pg.Pool } {
+export function connectPostgres(url: string, log: Logger, options: { max: number; name: string; pooler: Pooler }): { db: Db; pool: pg.Pool } {
   // Without a connect timeout, a database out of reach (not refusing, just silent) holds requests forever.
-  const pool = new pg.Pool({ connectionString: url, max: options.max, application_name: options.name, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  pool.on('error', (err) => log.error({ err }, 'idle postgres client failed'));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    application_name: options.name,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(options.pooler === 'transaction' ? { Client: UnnamedStatementClient } : {}),
+  });
+  // The pool replaces the connection; a request that needs it meanwhile is answered 503.
+  pool.on('error', (err) => log.warn({ err }, 'idle postgres connection lost'));
+  // The pool listens for errors only while a connection is idle. One lost while checked out
+  // between two statements (a transaction doing its work, a primary killed in a failover) would
+  // otherwise be an unhandled 'error' event and end the process; its next statement fails
+  // instead (answered 503) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', ignoreLostConnection));
   const db = drizzlePg(pool) as unknown as Db;
   namedQueries.set(db, (name, text, values) => pool.query({ name, text, values }));
   return { db, pool };
 }
+
+function ignoreLostConnection(): void {}
 
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });

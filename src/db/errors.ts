@@ -28,8 +28,12 @@ export function violatedForeignKey(err: unknown): boolean {
 
 /** Socket errors of a database that is down, restarting or out of reach. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-/** SQLSTATEs of a server that refuses work for now: shutting down, starting, out of connections (class 08: the connection broke). */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs of a server that refuses work for now: shutting down, starting, out of connections, or
+ * a standby refusing writes (a failover under way, or a pooler still pointing at the demoted
+ * primary). Class 08: the connection broke.
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 /** node-postgres reports a connection lost or never made by message only. */
 const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 

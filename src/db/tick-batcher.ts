@@ -4,18 +4,26 @@ import type { CommitMetrics } from '../metrics/registry.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** While the database is unreachable (a failover, a restart), a flush is tried again this often... */
+const UNAVAILABLE_RETRY_MS = 500;
+/** ...for at most this long: a failover takes seconds; a database gone for longer loses the items (logged). */
+const UNAVAILABLE_HOLD_MS = 60_000;
 
 /**
  * Work that need not answer a request (notifications, webhook outbox rows): items added before
  * a flush starts are written together by one `flush` call; items added meanwhile go in the next
  * one. Flushes start at the next event-loop turn, but at least `spacingMs` after the last one
- * started (so under a steady stream a statement's fixed cost is shared by more items). A failed
- * flush is retried item by item; an item that fails alone is logged and dropped.
+ * started (so under a steady stream a statement's fixed cost is shared by more items). A flush
+ * that failed because the database is unreachable is tried again, items kept, for up to
+ * UNAVAILABLE_HOLD_MS; any other failed flush is retried item by item, and an item that fails
+ * alone is logged and dropped.
  */
 export class TickBatcher<T> {
   private pending: T[] = [];
   private flushing: Promise<void> | undefined;
   private lastStart = -Infinity;
+  /** When flushes started failing for want of a database, if they are. */
+  private unavailableSince: number | undefined;
 
   constructor(
     private readonly flush: (items: T[]) => Promise<void>,
@@ -52,15 +60,25 @@ export class TickBatcher<T> {
     }
   }
 
+  private holdWhileUnavailable(): boolean {
+    this.unavailableSince ??= performance.now();
+    return performance.now() - this.unavailableSince < UNAVAILABLE_HOLD_MS;
+  }
+
   private async run(): Promise<void> {
     this.lastStart = performance.now();
     const items = this.pending;
     this.pending = [];
     try {
       await this.flush(items);
+      this.unavailableSince = undefined;
       this.metrics.observe(items.length, this.lastStart);
     } catch (err) {
-      if (items.length > 1 && !isDatabaseUnavailable(err)) await this.flushOneByOne(items, err);
+      if (isDatabaseUnavailable(err) && this.holdWhileUnavailable()) {
+        this.log.warn({ err, items: items.length }, `${this.what} failed: database unavailable, trying again`);
+        this.pending = [...items, ...this.pending];
+        await after(UNAVAILABLE_RETRY_MS);
+      } else if (items.length > 1 && !isDatabaseUnavailable(err)) await this.flushOneByOne(items, err);
       else this.log.error({ err, items: items.length }, `${this.what} failed`);
     } finally {
       if (this.pending.length > 0) this.schedule();

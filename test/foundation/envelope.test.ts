@@ -178,6 +178,8 @@ describe('configuration (own server processes)', () => {
       ['PORT', 'eighty'],
       ['MANAGE_TOKEN', 'short'],
       ['DATABASE_URL', 'mysql://localhost/db'],
+      ['DATABASE_POOLER', 'statement'],
+      ['DATABASE_POOL_SIZE', '0'],
       ['WEBHOOK_LOG_RETENTION', '7 days'],
     ] as const;
     const outcomes = await Promise.all(

@@ -15,7 +15,7 @@ const settings = workerData as DeliveryThreadSettings;
 lowerPriority();
 const log = createLogger(settings.logLevel, { buffered: false }).child({ area: 'webhooks', thread: 'delivery' });
 // The outbox writer and the delivery loop each run one statement at a time.
-const { db, pool } = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks' });
+const { db, pool } = connectPostgres(settings.databaseUrl, log, { max: 4, name: 'engage-webhooks', pooler: settings.databasePooler });
 metricSources.pool('webhooks', pool);
 const pipeline = new DeliveryPipeline(db, log, settings, (appId) => port.postMessage({ disabled: appId } satisfies FromDeliveryThread));
 

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Pooler } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { reportThreadMetrics, type MetricsSnapshot } from '../../metrics/threads.js';
 import type { Deliveries, PipelineSettings } from './pipeline.js';
@@ -8,6 +9,7 @@ import type { OutboxRow } from '../types.js';
 
 export interface DeliveryThreadSettings extends PipelineSettings {
   databaseUrl: string;
+  databasePooler: Pooler;
   logLevel: string;
 }
 
