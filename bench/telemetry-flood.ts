@@ -92,6 +92,11 @@ async function flood(name: string, root: string): Promise<void> {
   process.stdout.write(
     `${name}: ${answers}; RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB (highest ${highest.toFixed(0)}, +${(highest - before).toFixed(0)}); slowest /healthz ${slowestHealth.toFixed(0)} ms\n`,
   );
+  server.process.kill('SIGUSR2');
+  await new Promise((r) => setTimeout(r, 2000));
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  const space = (kind: 'used' | 'total', name: string) => Number(new RegExp(`^nodejs_heap_space_size_${kind}_bytes\\{space="${name}"\\} (\\S+)`, 'm').exec(metrics)?.[1] ?? 0) / 1024 / 1024;
+  process.stdout.write(`  after a full GC: RSS ${rss(pid).toFixed(0)} MB; old space used ${space('used', 'old').toFixed(0)} MB; new space ${space('total', 'new').toFixed(0)} MB\n`);
   await server.stop();
 }
 

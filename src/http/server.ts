@@ -180,8 +180,6 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
   }
   if (tokenScope === 'client') assertClientAccess(route, actor);
   validatePathParams(params);
-  const body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
-  const query = route.query === undefined ? undefined : validate(route.query, parseQuery(incoming.query), 'query');
   let log: RequestContext['log'] | undefined;
   const ctx: RequestContext = {
     requestId: incoming.requestId,
@@ -189,13 +187,19 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
       return (log ??= deps.log.child({ reqId: incoming.requestId }));
     },
     params,
-    body,
-    query,
+    body: undefined,
+    query: undefined,
     app,
     scope: tokenScope,
     actor,
   };
-  if (route.limit !== undefined) await deps.limits.write(route.limit, ctx);
+  // A plain user's budget is known from the credentials alone: a flood past it is refused before its body is parsed.
+  const limit = route.limit;
+  const countedFirst = limit !== undefined && deps.limits.writerKnownWithoutBody(limit, actor);
+  if (countedFirst) await deps.limits.write(limit, ctx);
+  ctx.body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
+  ctx.query = route.query === undefined ? undefined : validate(route.query, parseQuery(incoming.query), 'query');
+  if (limit !== undefined && !countedFirst) await deps.limits.write(limit, ctx);
   return route.handler(ctx);
 }
 

@@ -1,3 +1,4 @@
+import type { Actor } from '../apps/types.js';
 import type { RequestContext } from '../http/route.js';
 import type { Logger } from '../logger.js';
 import type { RedisClient, RedisConfig } from '../redis.js';
@@ -9,7 +10,7 @@ import type { RateLimitConfig, WriteLimit } from './config.js';
 import { FrameBudget } from './frame-budget.js';
 import type { RateLimited } from './rate-limited.js';
 import { limitsRedis } from './store.js';
-import { WriteLimits } from './writes.js';
+import { WriteLimits, writerKnownWithoutBody } from './writes.js';
 
 /**
  * Every rate limit of the server (README, Rate limits). With RATE_LIMITS=off each check
@@ -49,6 +50,11 @@ export class Limits {
   /** Counts a failed authentication; returns the 429 to answer instead when it started a lockout. */
   async authFailed(address: string): Promise<RateLimited | undefined> {
     return this.auth === undefined ? undefined : this.auth.failed(address);
+  }
+
+  /** Whether a write's budget can be taken before its body is parsed (see WriteLimits). */
+  writerKnownWithoutBody(kind: WriteLimit, actor: Actor | null): boolean {
+    return this.writes !== undefined && writerKnownWithoutBody(kind, actor);
   }
 
   /** Throws 429 when the request's user has used up the route's write budget. */

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis.js';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Actor } from '../apps/types.js';
 import type { RequestContext } from '../http/route.js';
 import type { Logger } from '../logger.js';
 import { WRITE_LIMITS, type Rate, type WriteLimit } from './config.js';
@@ -66,10 +67,15 @@ class Budget {
  * its writes is counted; a server token naming no user is the deployment's own backend and is not.
  */
 function writer(kind: WriteLimit, ctx: RequestContext): string | undefined {
-  if (ctx.actor !== null && (ctx.actor.role === 'user' || kind === 'moderation')) return ctx.actor.userid;
+  if (writerKnownWithoutBody(kind, ctx.actor)) return ctx.actor?.userid;
   const named = ((ctx.body ?? ctx.query) as { userid?: unknown } | undefined)?.userid;
   if (typeof named === 'string') return named;
   return ctx.actor?.userid;
+}
+
+/** Whether the user a write counts against follows from the credentials alone, before the body is read. */
+export function writerKnownWithoutBody(kind: WriteLimit, actor: Actor | null): boolean {
+  return actor !== null && (actor.role === 'user' || kind === 'moderation');
 }
 
 /** Writes per user and application; chat per user and room. */
