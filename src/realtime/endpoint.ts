@@ -6,7 +6,6 @@ import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
 import { statusLine } from '../http/status.js';
-import type { Admission } from '../limits/connections.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
@@ -34,24 +33,16 @@ export interface EndpointDeps {
   backpressure: Backpressure;
 }
 
-function refuseUpgrade(res: HttpResponse, status: number, message: string): void {
-  res.cork(() =>
-    res
-      .writeStatus(statusLine(status))
-      .writeHeader('content-type', 'application/json; charset=utf-8')
-      .end(envelope(status, message, null)),
-  );
-}
-
-/** Past a connection cap: answered at once, with when to retry, and the connection closed so it holds no descriptor. */
-function refuseConnection(res: HttpResponse, refusal: Extract<Admission, { admitted: false }>): void {
-  res.cork(() =>
-    res
-      .writeStatus(statusLine(refusal.status))
-      .writeHeader('content-type', 'application/json; charset=utf-8')
-      .writeHeader('retry-after', String(refusal.retryAfter))
-      .end(envelope(refusal.status, refusal.message, { retryafter: refusal.retryAfter }), true),
-  );
+/**
+ * Answers an upgrade with an error in the envelope instead of a socket. Past a connection cap the
+ * answer says when to retry and closes the connection, so it holds no descriptor.
+ */
+function refuseUpgrade(res: HttpResponse, status: number, message: string, retryAfter?: number): void {
+  res.cork(() => {
+    res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8');
+    if (retryAfter === undefined) return res.end(envelope(status, message, null));
+    res.writeHeader('retry-after', String(retryAfter)).end(envelope(status, message, { retryafter: retryAfter }), true);
+  });
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
@@ -151,7 +142,7 @@ export class Endpoint {
     const admission = limits.connections.admit(address);
     if (!admission.admitted) {
       (admission.status === 503 ? wsMetrics.refusedFull : wsMetrics.refusedAddress).inc();
-      return refuseConnection(res, admission);
+      return refuseUpgrade(res, admission.status, admission.message, admission.retryAfter);
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
