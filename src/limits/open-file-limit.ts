@@ -15,7 +15,14 @@ export function openFileLimit(limitsFile = '/proc/self/limits'): number | undefi
   return soft === undefined || soft === 'unlimited' ? undefined : Number(soft);
 }
 
-/** Descriptors kept back from long-lived connections: HTTP requests, the database, Redis, files and logs. */
+/** Connections the kernel queues for uWebSockets.js's listening socket (its listen backlog). */
+const LISTEN_BACKLOG = 512;
+
+/**
+ * Descriptors kept back from long-lived connections: a burst of connections is accepted (up to the
+ * listen backlog at a time) before their requests are read and refused, and HTTP requests, the
+ * database, Redis, files and logs need theirs meanwhile. At most half the limit.
+ */
 export function descriptorReserve(limit: number): number {
-  return Math.max(256, Math.ceil(limit / 8));
+  return Math.min(Math.ceil(limit / 2), Math.max(2 * LISTEN_BACKLOG, Math.ceil(limit / 8)));
 }
