@@ -1,5 +1,5 @@
 /**
- * The hot take: a crowd up-votes one comment, reacts to it, and votes in one poll, each beside
+ * The hot take: a crowd up-votes one comment, reacts to it (and to a conversation), and votes in one poll, each beside
  * chat posts in the same run, on one or more checkouts loaded in turn. Prints server CPU per
  * request, requests/s, p50/p99 and the ratio to a chat post of the same target and round.
  *
@@ -23,7 +23,7 @@ import { load, type LoadOptions, type LoadResult } from './lib/autocannon.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { joinSpeakers, rateLimitNote } from './lib/limits.js';
 
-export const CROWD_COMMENT_LOADS = ['post', 'upvote', 'react', 'pollvote'] as const;
+export const CROWD_COMMENT_LOADS = ['post', 'upvote', 'react', 'convreact', 'pollvote'] as const;
 export type CrowdCommentLoad = (typeof CROWD_COMMENT_LOADS)[number];
 
 /** Fans of one application, made once: users joined to a room (chat posts need that), existing for comment votes. */
@@ -49,10 +49,15 @@ export async function crowdCommentLoads(crowd: Crowd, name: CrowdCommentLoad, co
   if (name === 'post') return { ...base, url: app.url(`chat/rooms/${crowd.roomid}/command`), bodies: each((userid) => ({ userid, command: 'what a goal' })) };
   if (name === 'pollvote') {
     // Unlimited responses per user: past FANS requests a fan's vote is written again rather than refused.
-    const poll = await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'man of the match', maxtotalresponsesperuser: 0 });
+    const poll = await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'man of the match', maxtotalresponsesperuser: 0, maxresponsesperchoiceperuser: 0 });
     const choices = await app.call<{ id: string }[]>('POST', `poll/poll/${poll.id}/choice`, { choices: [{ title: 'A' }, { title: 'B' }] });
     const choiceid = (choices[0] as { id: string }).id;
     return { ...base, url: app.url(`poll/poll/${poll.id}/response`), bodies: each((userid) => ({ userid, choiceid })) };
+  }
+  if (name === 'convreact') {
+    // A conversation's reactions take the same batched path as a comment's, without notifying an author.
+    const conversation = await app.call<{ conversationid: string }>('POST', 'comment/conversations', { conversationid: `crowd-${Date.now()}-${Math.random()}`, property: 'bench', moderation: 'post' });
+    return { ...base, url: app.url(`comment/conversations/${conversation.conversationid}/react`), bodies: each((userid) => ({ userid, reaction: 'like', reacted: true })) };
   }
   const comment = await app.call<{ id: string }>('POST', `comment/conversations/${crowd.conversationid}/comments`, { userid: fans[0], body: 'hot take' });
   const path = `comment/conversations/${crowd.conversationid}/comments/${comment.id}`;
