@@ -5,7 +5,7 @@ import { notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents } from '../store/insert-events.js';
-import { applyReactions, type ReactionChange } from '../store/reactions.js';
+import { applyReactions, lastChanges, likesWith, type ReactionChange } from '../store/reactions.js';
 import { reserveSeqs } from '../store/rooms.js';
 import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
@@ -217,21 +217,24 @@ export class FeedWriter {
   }
 
   /**
-   * One statement: the jobs' rows, those entering the feed numbered in order. With reactions
-   * among the jobs, one transaction: all their changes to their targets, then that statement.
+   * One statement: the jobs' rows, those entering the feed numbered in order, with the likes among
+   * the jobs applied to their targets in it; when some reaction is taken back, one transaction: all
+   * the reaction changes, then that statement.
    */
   private async appendToRoom(roomId: string, jobs: WriteJob[]): Promise<Written[]> {
     const rows = jobs.flatMap((j) => j.inserts);
     let count = 0;
     const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
-    const reactions = jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction]));
+    const reactions = lastChanges(jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction])));
     const last =
       reactions.length === 0
         ? await appendToFeed(this.db, roomId, rows, positions, count)
-        : await this.db.transaction(async (tx) => {
-            await applyReactions(tx, reactions, this.reactionUsersShown);
-            return appendToFeed(tx, roomId, rows, positions, count);
-          });
+        : reactions.every((r) => r.reacted)
+          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(reactions, this.reactionUsersShown))
+          : await this.db.transaction(async (tx) => {
+              await applyReactions(tx, reactions, this.reactionUsersShown);
+              return appendToFeed(tx, roomId, rows, positions, count);
+            });
     if (last === undefined) throw notFound(`Room ${roomId} not found.`);
     rows.forEach((row, k) => {
       const position = positions[k] as number | null;

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { preparedRows, type Queryable } from '../../db/client.js';
 import type { ChatEvent } from '../types.js';
 
@@ -110,18 +110,27 @@ export async function insertEvents(q: Queryable, events: ChatEvent[]): Promise<v
 /** The select list of appendToFeed: every column from the JSON rows, seq computed from the reservation. */
 const FEED_SELECT = COLUMNS.map(([name, type], k) => (name === 'seq' ? `r.last_seq - r.n + (e->>${POSITION})::bigint` : valueOf(k, type))).join(', ');
 
+/** Statements that run with a feed append, in the same statement: CTEs before it, and a condition the room's reservation waits for. */
+export interface AppendWith {
+  name: string;
+  ctes: SQL;
+  /** Referenced by the reservation, so what it reads (row locks) is taken first. */
+  before: SQL;
+}
+
 /**
  * One room's new events in one statement (so one round trip and an implicit commit): reserve
  * `count` feed positions on the room row, which orders concurrent writers, and insert the rows,
  * those with a `positions` entry at `last_seq - count + position`, the others waiting (seq
- * null). Returns the room's new last seq, or undefined when the room does not exist.
+ * null). Returns the room's new last seq, or undefined when the room does not exist. `along`
+ * adds changes of its own to the same statement (see applyLikes).
  */
-export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number): Promise<number | undefined> {
+export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number, along?: AppendWith): Promise<number | undefined> {
   const found = await preparedRows<{ last_seq: string | number }>(
     q,
-    'chat_append_to_feed',
-    sql`with r as (
-      update chat_rooms set last_seq = last_seq + ${count}, last_message_at = now() where id = ${roomId} returning last_seq, ${count}::bigint as n
+    along?.name ?? 'chat_append_to_feed',
+    sql`with ${along === undefined ? sql`` : sql`${along.ctes}, `}r as (
+      update chat_rooms set last_seq = last_seq + ${count}, last_message_at = now() where id = ${roomId}${along === undefined ? sql`` : sql` and ${along.before}`} returning last_seq, ${count}::bigint as n
     ), ins as (
       insert into chat_events (${sql.raw(NAMES)})
       select ${sql.raw(FEED_SELECT)}

@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { textArray } from '../../db/arrays.js';
 import { rows, type Queryable } from '../../db/client.js';
 import type { StoredReaction } from '../types.js';
+import type { AppendWith } from './insert-events.js';
 
 /** One user's reaction of one type to a chat event, set (`reacted`) or taken back. */
 export interface ReactionChange {
@@ -23,12 +24,10 @@ const pairKey = (eventId: string, type: string) => `${eventId}\u0000${type}`;
  * gone are dropped.
  */
 export async function applyReactions(tx: Queryable, changes: ReactionChange[], shown: number): Promise<void> {
-  const last = new Map<string, ReactionChange>();
-  for (const c of changes) last.set(`${pairKey(c.eventId, c.type)}\u0000${c.userId}`, c);
   const eventIds = [...new Set(changes.map((c) => c.eventId))].sort();
   const targets = await rows<{ id: string; reactions: StoredReaction[] }>(tx, sql`select id, reactions from chat_events where id = any(${textArray(eventIds)}::text[]) order by id for update`);
   const stored = new Map(targets.map((t) => [t.id, t.reactions]));
-  const live = [...last.values()].filter((c) => stored.has(c.eventId));
+  const live = lastChanges(changes).filter((c) => stored.has(c.eventId));
   const deltas = await changeRows(tx, live);
   if (deltas.length === 0) return;
   const latest = await latestUsers(tx, deltas, shown);
@@ -47,6 +46,60 @@ export async function applyReactions(tx: Queryable, changes: ReactionChange[], s
     update chat_events e set reactions = v.reactions, like_count = v.like_count
     from jsonb_to_recordset(${json}::jsonb) as v(id text, reactions jsonb, like_count integer)
     where e.id = v.id`);
+}
+
+/** Of one user's changes to the same reaction, the last (a statement may not change a row twice). */
+export function lastChanges(changes: ReactionChange[]): ReactionChange[] {
+  const last = new Map<string, ReactionChange>();
+  for (const c of changes) last.set(`${pairKey(c.eventId, c.type)}\u0000${c.userId}`, c);
+  return [...last.values()];
+}
+
+/** A reaction's users in the event row: the latest `shown` of `users` (a JSON array), oldest first. */
+const latestOf = (users: SQL, shown: number) =>
+  sql`(select coalesce(jsonb_agg(q.u order by q.j), '[]'::jsonb) from (select z.u, z.j from jsonb_array_elements(${users}) with ordinality z(u, j) order by z.j desc limit ${shown}) q)`;
+
+/**
+ * A batch of likes (reactions set, none taken back) as CTEs of the feed append (one statement,
+ * see appendToFeed): lock the targets, insert the reaction rows, and write each target's summary
+ * from its locked row: counts moved by the rows actually inserted (a repeat inserts none), the
+ * listed users those of the row followed by the new ones, the latest `shown` kept. The
+ * reservation of feed positions waits for the targets' update, so locks are taken targets first,
+ * then the room, as every other writer of both does.
+ */
+export function likesWith(likes: ReactionChange[], shown: number): AppendWith {
+  const ctes = sql`a as (
+      select * from unnest(${textArray(likes.map((c) => c.eventId))}::text[], ${textArray(likes.map((c) => c.type))}::text[], ${textArray(likes.map((c) => c.userId))}::text[]) with ordinality as a(event_id, type, user_id, k)
+    ), t as (
+      select id, reactions from chat_events where id in (select event_id from a) order by id for update
+    ), i as (
+      insert into chat_reactions (event_id, type, user_id)
+      select a.event_id, a.type, a.user_id from a join t on t.id = a.event_id order by a.k
+      on conflict do nothing
+      returning event_id, type, user_id, n
+    ), d as (
+      select event_id, type, count(*)::int as delta, jsonb_agg(to_jsonb(user_id) order by n) as added, min(n) as first from i group by event_id, type
+    ), s as (
+      select t.id, coalesce((
+        select jsonb_agg(x.entry order by x.ord, x.first) from (
+          select case when d.type is null then e.r
+            else jsonb_build_object('type', d.type, 'count', (e.r->>'count')::int + d.delta, 'users', ${latestOf(sql`(e.r->'users') || d.added`, shown)}) end as entry,
+            e.ord, 0::bigint as first
+          from jsonb_array_elements(t.reactions) with ordinality e(r, ord)
+          left join d on d.event_id = t.id and d.type = e.r->>'type'
+          union all
+          select jsonb_build_object('type', d.type, 'count', d.delta, 'users', ${latestOf(sql`d.added`, shown)}), 9223372036854775807, d.first
+          from d where d.event_id = t.id and not exists (select 1 from jsonb_array_elements(t.reactions) o where o->>'type' = d.type)
+        ) x
+      ), '[]'::jsonb) as reactions
+      from t where exists (select 1 from d where d.event_id = t.id)
+    ), u as (
+      update chat_events e set reactions = s.reactions,
+        like_count = coalesce((select (l->>'count')::int from jsonb_array_elements(s.reactions) l where l->>'type' = 'like'), 0)
+      from s where e.id = s.id
+      returning e.id
+    )`;
+  return { name: 'chat_like_and_append', ctes, before: sql`(select count(*) from u) >= 0` };
 }
 
 interface Delta {
