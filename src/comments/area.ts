@@ -6,6 +6,7 @@ import { Changes } from './services/changes.js';
 import { CommentWriter } from './services/comment-writer.js';
 import { Conversations } from './services/conversations.js';
 import { Feedback } from './services/feedback.js';
+import { commentJournalSources } from './services/journal-sources.js';
 import { CommentModeration } from './services/moderation.js';
 import { PageCache } from './services/page-cache.js';
 import { Posting } from './services/posting.js';
@@ -24,6 +25,9 @@ export function commentsArea(core: Core): Area {
   const changes = new Changes({ db, users, cache, reader, publishing });
   const feedback = new Feedback({ db, users, conversations, publishing });
   const moderation = new CommentModeration({ db, conversations, reader, publishing });
+  const journal = commentJournalSources({ db, reader });
+  hooks.journal.add('comment', journal.comment);
+  hooks.journal.add('commentreaction', journal.commentreaction);
   core.topics.register('conversation', {
     doc: {
       events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],

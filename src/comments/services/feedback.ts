@@ -38,7 +38,7 @@ export class Feedback {
       const kept = recounted === undefined ? undefined : keepingEmptied(c.reactions, recounted.reactions);
       return kept === undefined ? recounted : updateComment(tx, c.id, { reactions: kept });
     });
-    if (added) this.deps.publishing.reacted(app, conversation, view, userId);
+    if (added) this.deps.publishing.reacted(app, conversation, view, userId, reaction);
     return view;
   }
 
