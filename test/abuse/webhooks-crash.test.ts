@@ -109,3 +109,30 @@ describe('webhooks across kill -9', () => {
     expect(missing, `${missing.length} of ${acked.length} acknowledged events never reached the hook`).toEqual([]);
   }, 180_000);
 });
+
+describe('webhooks of events published later', () => {
+  it('delivers a chat message and a comment approved from pre-moderation once, and the journal sweep sends them no second time', async () => {
+    const r = await startReceiver(() => 200);
+    try {
+      const { api } = await newApp();
+      const hook = { label: 'later', url: r.url, enabled: true, type: 'postpublish', events: ['chatspeech', 'commentpublished'] };
+      expect((await api.post('webhook/hooks', hook)).status).toBe(200);
+      const roomid = (await api.post('chat/rooms', { name: uid('room'), moderation: 'pre', enableenterandexit: false })).body.data.id as string;
+      expect((await api.post(`chat/rooms/${roomid}/join`, { userid: 'held' })).status).toBe(200);
+      const held = (await api.post(`chat/rooms/${roomid}/command`, { userid: 'held', command: 'approve me' })).body.data.speech.id as string;
+      const conversationid = (await api.post('comment/conversations', { conversationid: uid('conv'), property: 'p', moderation: 'pre' })).body.data.conversationid as string;
+      const comment = (await api.post(`comment/conversations/${conversationid}/comments`, { userid: 'held', displayname: 'Held', body: 'approve me too' })).body.data.id as string;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(r.received).toHaveLength(0);
+
+      expect((await api.post(`chat/moderation/queues/events/${held}/applydecision`, { approve: true })).status).toBe(200);
+      expect((await api.post(`comment/moderation/queues/comments/${comment}/applydecision`, { approve: true })).status).toBe(200);
+      await r.waitFor(2);
+      // Past the sweep's 10 s grace: an approval's journal row was settled with its delivery, not left to be sent again.
+      await new Promise((resolve) => setTimeout(resolve, 14_000));
+      expect(r.received.map((x) => `${x.body.type} ${x.body.data.id}`).sort()).toEqual([`chatspeech ${held}`, `commentpublished ${comment}`].sort());
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
+});
