@@ -57,7 +57,7 @@ describe('the embedded lock', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     // perl forks the server and never waits for it: once killed it stays a zombie.
-    const parent = spawn('perl', ['-e', 'my $pid = fork(); if ($pid == 0) { exec @ARGV; } print "$pid\\n"; sleep 600;', process.execPath, ...NODE_FLAGS, ...FROM_SOURCE], {
+    const parent = spawn('perl', ['-e', '$| = 1; my $pid = fork(); if ($pid == 0) { exec @ARGV; } print "$pid\\n"; sleep 600;', process.execPath, ...NODE_FLAGS, ...FROM_SOURCE], {
       cwd: ROOT,
       env: { ...process.env, ...EMBEDDED, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
