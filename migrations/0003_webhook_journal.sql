@@ -13,8 +13,8 @@ CREATE FUNCTION webhook_hooked_app(app text) RETURNS boolean LANGUAGE sql STABLE
 $$;
 --> statement-breakpoint
 -- A chat event in the feed that webhooks see (its type has a webhook event; shadowbanned ones never reach a hook).
-CREATE FUNCTION webhook_hooked_chat_event(event_type text, shadowban boolean, app text) RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT NOT shadowban AND event_type IN ('speech', 'quote', 'reply', 'reaction', 'action', 'enter', 'exit', 'roomopened', 'roomclosed', 'purge', 'custom') AND webhook_hooked_app(app)
+CREATE FUNCTION webhook_chat_event_seen(event_type text, shadowban boolean) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT NOT shadowban AND event_type IN ('speech', 'quote', 'reply', 'reaction', 'action', 'enter', 'exit', 'roomopened', 'roomclosed', 'purge', 'custom')
 $$;
 --> statement-breakpoint
 -- Rows that publish as they are inserted: chat events entering the feed, comments visible at once (commentpublished, commentreply), comment reactions.
@@ -22,7 +22,10 @@ CREATE FUNCTION webhook_journal_inserted() RETURNS trigger LANGUAGE plpgsql AS $
 BEGIN
   IF TG_TABLE_NAME = 'chat_events' THEN
     INSERT INTO webhook_journal (key, kind, app_id)
-    SELECT n.id, 'chat', n.app_id FROM inserted n WHERE n.seq IS NOT NULL AND webhook_hooked_chat_event(n.event_type, n.shadowban, n.app_id)
+    SELECT n.id, 'chat', n.app_id FROM inserted n
+    -- One look at the hooks per app in the statement (a batch is one room's), not one per row.
+    WHERE n.app_id IN (SELECT a.app_id FROM (SELECT DISTINCT app_id FROM inserted) a WHERE webhook_hooked_app(a.app_id))
+      AND n.seq IS NOT NULL AND webhook_chat_event_seen(n.event_type, n.shadowban)
     ON CONFLICT DO NOTHING;
   ELSIF TG_TABLE_NAME = 'comments' THEN
     INSERT INTO webhook_journal (key, kind, app_id)
@@ -47,7 +50,7 @@ CREATE TRIGGER comment_reactions_webhook_journal AFTER INSERT ON comment_reactio
 CREATE FUNCTION webhook_journal_released() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_TABLE_NAME = 'chat_events' THEN
-    IF webhook_hooked_chat_event(NEW.event_type, NEW.shadowban, NEW.app_id) THEN
+    IF webhook_chat_event_seen(NEW.event_type, NEW.shadowban) AND webhook_hooked_app(NEW.app_id) THEN
       INSERT INTO webhook_journal (key, kind, app_id) VALUES (NEW.id, 'chat', NEW.app_id) ON CONFLICT DO NOTHING;
     END IF;
   ELSIF webhook_hooked_app(NEW.app_id) THEN
