@@ -55,7 +55,15 @@ function where(appId: string, userId: string, target: Target) {
  * order each one's scan meets them, and Postgres ends such a deadlock by failing one of them.
  */
 function lockedInOrder(q: Queryable, appId: string, userId: string, target: Target): SQL {
-  return inArray(notifications.id, q.select({ id: notifications.id }).from(notifications).where(where(appId, userId, target)).orderBy(notifications.id).for('update'));
+  return inArray(
+    notifications.id,
+    q
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(where(appId, userId, target))
+      .orderBy(notifications.id)
+      .for('update'),
+  );
 }
 
 export async function setRead(q: Queryable, appId: string, userId: string, target: Target, read: boolean): Promise<Notification[]> {
