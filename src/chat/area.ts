@@ -1,5 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { RoomFeeds } from './feed/feed.js';
+import { chatJournalSource } from './feed/journal-source.js';
 import { createFeedWriter } from './feed/publisher.js';
 import { moderationArea } from './moderation/area.js';
 import { eventRoutes } from './routes/events.js';
@@ -28,6 +29,7 @@ function buildChat(core: Core) {
   const views = new EventViews({ db, users });
   const feeds = new RoomFeeds({ db, bus, rooms, views });
   const participation = new Participation({ db, log, bus, apps, rooms });
+  hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views, reactionUsersShown: config.reactionUsersShown }) });
   const messages = new Messages({ db, users, rooms, posting, views });
   const context = chatContext({ rooms, views, messages, posting, effects, participation });

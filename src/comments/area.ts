@@ -7,6 +7,7 @@ import { Changes } from './services/changes.js';
 import { CommentWriter } from './services/comment-writer.js';
 import { Conversations } from './services/conversations.js';
 import { Feedback } from './services/feedback.js';
+import { commentJournalSources } from './services/journal-sources.js';
 import { CommentModeration } from './services/moderation.js';
 import { PageCache } from './services/page-cache.js';
 import { Posting } from './services/posting.js';
@@ -29,6 +30,9 @@ export function commentsArea(core: Core): Area {
   const feedback = new Feedback({ db, users, conversations, publishing, tallies });
   const reactors = new Reactors({ db, users, conversations, reader });
   const moderation = new CommentModeration({ db, conversations, reader, publishing });
+  const journal = commentJournalSources({ db, reader });
+  hooks.journal.add('comment', journal.comment);
+  hooks.journal.add('commentreaction', journal.commentreaction);
   core.topics.register('conversation', {
     doc: {
       events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],

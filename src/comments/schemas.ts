@@ -22,12 +22,6 @@ const tags = () =>
     stringList(100),
     v.check((xs) => xs.every((x) => !x.includes(NUL) && x.length <= 250), 'must be tags of at most 250 characters without NUL'),
   );
-/** A timestamp Postgres can store (years 1 to 9999). */
-const when = () =>
-  v.pipe(
-    timestamp(),
-    v.check((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be between the years 1 and 9999'),
-  );
 
 export const MAX_COMMENT_LEN = 10_485_760;
 export const SORTS = ['oldest', 'newest', 'likes', 'votescore', 'mostreplies'] as const;
@@ -65,7 +59,7 @@ export const UpsertConversation = v.object({
   open: v.optional(flag()),
   enableprofanityfilter: v.optional(flag()),
   profanityfiltermode: v.optional(choice(PROFANITY_MODES)),
-  added: v.optional(when()),
+  added: v.optional(timestamp()),
   ...customFields,
 });
 export type UpsertConversationInput = v.InferOutput<typeof UpsertConversation>;
@@ -112,7 +106,7 @@ export const CreateComment = v.object({
   userid: reqTxt(250),
   body: reqTxt(MAX_COMMENT_LEN),
   replyto: v.optional(txt(250)),
-  added: v.optional(when()),
+  added: v.optional(timestamp()),
   commenttype: v.optional(commentType()),
   ...customFields,
   handle: v.optional(noNul(userFields.handle.wrapped)),

@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
@@ -10,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { UnnamedStatementClient } from './transaction-pooler.js';
@@ -146,7 +146,7 @@ function ignoreLostConnection(): void {}
 
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
-  const release = lockDataDir(dataDir);
+  const release = await lockDataDir(dataDir);
   let client: PGlite;
   try {
     await initEmbeddedCluster(dataDir);
@@ -164,38 +164,6 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   } catch (err) {
     release();
     throw err;
-  }
-}
-
-/**
- * PGlite is single-process and takes no lock of its own: two processes on one data directory
- * corrupt it. A pid file taken with O_EXCL refuses the second; one left by a dead process is
- * taken over.
- */
-function lockDataDir(dataDir: string): () => void {
-  const file = join(dataDir, 'engage.pid');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => rmSync(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-        throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}.`);
-      }
-      rmSync(file, { force: true });
-    }
-  }
-  throw new Error(`Cannot lock the embedded database in ${dataDir}.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,3 +1,5 @@
+import { JournalSources } from './journal-sources.js';
+
 /**
  * What the webhooks area sees of every published chat event and comment. Areas call
  * `beforePublish` before storing (a prepublish hook may refuse by throwing a DomainError) and
@@ -21,6 +23,8 @@ export interface PublishedEvent {
   notify: NotifyTarget[];
   /** The user who caused the event. */
   actorUserId: string;
+  /** Its key in webhook_journal, as the journal's trigger writes it (chat event id, comment id, `{comment id}:{user id}:{reaction}`). */
+  journalKey: string;
 }
 
 export interface NotifyTarget {
@@ -37,6 +41,8 @@ export interface PublishHook {
 
 export class PublishHooks implements PublishHook {
   private readonly hooks: PublishHook[] = [];
+  /** Where webhooks rebuild the events a crash left owed. */
+  readonly journal = new JournalSources();
 
   add(hook: PublishHook): void {
     this.hooks.push(hook);

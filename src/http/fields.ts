@@ -86,6 +86,8 @@ export const timestamp = () =>
       return new Date(x);
     }),
     v.check((d) => !Number.isNaN(d.getTime()), 'must be an ISO 8601 timestamp or Unix time'),
+    // What a Postgres timestamp column stores.
+    v.check((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be between the years 1 and 9999'),
   );
 
 /** Paging query shared by every list: limit within [1, max], default given; an opaque cursor. */

@@ -58,6 +58,7 @@ interface State {
 
 let requestCounter = 0;
 const requestPrefix = Date.now().toString(36);
+const UPPER_CASE_TOKEN = /^[A-Z]+$/;
 
 export function createHttpApp(deps: HttpDeps): TemplatedApp {
   const router = new Router();
@@ -90,8 +91,8 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       state.aborted = true;
     });
     let matched: RouteDef | undefined;
-    const respond = (status: number, body: string, extra?: [string, string][]) => {
-      send(res, state, status, body, incoming.requestId, allowOrigin, extra);
+    const respond = (status: number, body: string, extra?: [string, string][], close = false) => {
+      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close);
       const ms = performance.now() - state.started;
       metrics.observe(matched, status, ms);
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round(ms * 10) / 10 }, 'request');
@@ -111,6 +112,8 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     // Read only when a limit needs it: the peer's address is on the response, valid until it ends.
     const address = () => (state.aborted ? '' : deps.limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), incoming.forwardedFor));
 
+    // uWS matches methods in any case; HTTP's are case-sensitive (RFC 9110), so `get` is no GET.
+    if (!UPPER_CASE_TOKEN.test(incoming.method)) return respond(400, envelope(400, `Malformed request line: ${incoming.method} is not a method (methods are upper case).`, null), undefined, true);
     if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`, null));
     const method = incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
@@ -142,7 +145,7 @@ function readIncoming(req: HttpRequest): Incoming {
   const authorization = req.getHeader('authorization');
   const givenId = req.getHeader('x-request-id');
   return {
-    method: req.getCaseSensitiveMethod().toUpperCase(),
+    method: req.getCaseSensitiveMethod(),
     url,
     query,
     apiToken,
@@ -223,7 +226,8 @@ function parseJsonBody(text: string): unknown {
   return normalizeBody(parsed, mayHoldUnstorable(text));
 }
 
-function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string][] | undefined): void {
+/** `close`: the connection is closed after the answer (uWS then sends `Connection: close`). */
+function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string][] | undefined, close: boolean): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));
@@ -233,6 +237,6 @@ function send(res: HttpResponse, state: State, status: number, body: string, req
     res.writeHeader('x-request-id', requestId);
     res.writeHeader('access-control-expose-headers', EXPOSED_HEADERS);
     if (extra !== undefined) for (const [name, value] of extra) res.writeHeader(name, value);
-    res.end(body);
+    res.end(body, close);
   });
 }

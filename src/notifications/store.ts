@@ -49,12 +49,29 @@ function where(appId: string, userId: string, target: Target) {
   return and(own, eq(notifications.entity, 'chat'), eq(notifications.itemId, target.chatEventId));
 }
 
+/**
+ * The target's rows, locked in id order before they change. Two bulk changes of one user's
+ * notifications (markread at once from two tabs) would otherwise lock the same rows in whatever
+ * order each one's scan meets them, and Postgres ends such a deadlock by failing one of them.
+ */
+function lockedInOrder(q: Queryable, appId: string, userId: string, target: Target): SQL {
+  return inArray(
+    notifications.id,
+    q
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(where(appId, userId, target))
+      .orderBy(notifications.id)
+      .for('update'),
+  );
+}
+
 export async function setRead(q: Queryable, appId: string, userId: string, target: Target, read: boolean): Promise<Notification[]> {
   const whenRead = read ? sql`coalesce(${notifications.whenRead}, now())` : null;
   const changed = await q
     .update(notifications)
     .set({ read, whenRead })
-    .where(where(appId, userId, target))
+    .where(lockedInOrder(q, appId, userId, target))
     .returning();
   return newestFirst(changed);
 }
@@ -63,7 +80,7 @@ export async function remove(q: Queryable, appId: string, userId: string, target
   return newestFirst(
     await q
       .delete(notifications)
-      .where(where(appId, userId, target))
+      .where(lockedInOrder(q, appId, userId, target))
       .returning(),
   );
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import { metricSources } from '../metrics/sources.js';
 import { DeliveryThread } from './delivery/delivery-thread.js';
 import { WebhookPublishHook } from './hook.js';
+import { JournalSweep } from './delivery/journal-sweep.js';
 import { DeliveryPipeline, type Deliveries } from './delivery/pipeline.js';
 import { HookRegistry } from './registry.js';
 import { webhookRoutes } from './routes.js';
@@ -22,8 +23,13 @@ export function webhooksArea(core: Core): Area {
   // Prepublish hooks are sent from this thread.
   if (config.webhookDenyPrivate) denyPrivateReceivers();
   core.hooks.add(new WebhookPublishHook({ db, apps: core.apps, registry, deliveries, failureLimit: config.webhookFailureLimit, log }));
+  const sweep = new JournalSweep({ db, apps: core.apps, registry, sources: core.hooks.journal, deliveries, log });
+  sweep.start();
   return {
-    close: () => deliveries.close(),
+    close: async () => {
+      await sweep.stop();
+      await deliveries.close();
+    },
     routes: webhookRoutes(hooks),
   };
 }

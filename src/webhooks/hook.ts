@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Deliveries } from './delivery/pipeline.js';
 import { attemptRecords } from './delivery/record.js';
-import { deliveryBody, matching, type HookRegistry } from './registry.js';
+import { deliveriesOf, deliveryBody, journalled, matching, type HookRegistry } from './registry.js';
 import { budget, send } from './delivery/sender.js';
 import * as store from './store/deliveries.js';
 import type { Webhook } from './types.js';
@@ -27,7 +27,8 @@ export interface PublishHookDeps {
 /**
  * The webhooks side of every published event. prepublish: the event waits for every matching
  * hook (3 s each, in parallel) and any answer but 200 blocks it with a 403. postpublish: the
- * deliveries go to Deliveries, which stores them in the outbox and sends them off the request path.
+ * deliveries go to Deliveries, which stores them in the outbox, settling the event's journal
+ * row, and sends them off the request path.
  */
 export class WebhookPublishHook implements PublishHook {
   constructor(private readonly deps: PublishHookDeps) {}
@@ -60,18 +61,11 @@ export class WebhookPublishHook implements PublishHook {
     }
     this.deps.registry.forApp(event.appId).then(
       (hooks) => this.enqueue(event, hooks),
-      (err: unknown) => this.deps.log.error({ err, appid: event.appId }, 'loading webhooks failed; postpublish deliveries lost'),
+      (err: unknown) => this.deps.log.error({ err, appid: event.appId }, 'loading webhooks failed; the journal sweep will deliver the event'),
     );
   }
 
   private enqueue(event: PublishedEvent, hooks: Webhook[]): void {
-    const targets = matching(hooks, event, 'postpublish');
-    if (targets.length === 0) return;
-    this.deps.deliveries.add(
-      targets.map((hook) => {
-        const id = newId();
-        return { id, webhookId: hook.id, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event) };
-      }),
-    );
+    if (journalled(hooks)) this.deps.deliveries.add({ keys: [event.journalKey], rows: deliveriesOf(event, hooks) });
   }
 }

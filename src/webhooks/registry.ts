@@ -2,10 +2,11 @@ import { ReplicatedCache } from '../cache/replicated-cache.js';
 import type { Db } from '../db/client.js';
 import type { PublishedEvent } from '../events/publish-hooks.js';
 import { internal } from '../internal-messages.js';
+import { newId } from '../ids.js';
 import { jsonOnce } from '../json-once.js';
 import type { Bus } from '../realtime/bus.js';
 import * as store from './store/hooks.js';
-import type { Webhook } from './types.js';
+import type { OutboxRow, Webhook } from './types.js';
 
 /** Apps whose hooks are held; beyond, the oldest held is read again when next needed. */
 const APPS_REMEMBERED = 10_000;
@@ -44,6 +45,12 @@ export class HookRegistry {
   }
 }
 
+/**
+ * True when publishing an event of this app wrote a webhook_journal row: the app has an enabled
+ * postpublish hook, the condition of the journal's triggers (webhook_hooked_app, migration 0003).
+ */
+export const journalled = (hooks: Webhook[]) => hooks.some((h) => h.enabled && h.type === 'postpublish');
+
 /** The enabled hooks of this type that subscribe to the event and whose filters it passes. */
 export function matching(hooks: Webhook[], event: PublishedEvent, type: 'prepublish' | 'postpublish'): Webhook[] {
   return hooks.filter(
@@ -54,6 +61,14 @@ export function matching(hooks: Webhook[], event: PublishedEvent, type: 'prepubl
       (h.entities.length === 0 || h.entities.includes(event.entity)) &&
       h.requiredCustomTags.every((tag) => event.containerTags.includes(tag)),
   );
+}
+
+/** The postpublish deliveries an event owes: one message for each hook it matches. */
+export function deliveriesOf(event: PublishedEvent, hooks: Webhook[]): OutboxRow[] {
+  return matching(hooks, event, 'postpublish').map((hook) => {
+    const id = newId();
+    return { id, webhookId: hook.id, appId: event.appId, eventType: event.eventType, body: deliveryBody(id, event), journalKey: event.journalKey };
+  });
 }
 
 /** The JSON body a receiver gets (docs/webhooks.md). */

@@ -1,4 +1,5 @@
 import type { webhookLog, webhooks } from '../db/schema/index.js';
+import type { JournalKind } from '../events/journal-sources.js';
 
 export type Webhook = typeof webhooks.$inferSelect;
 export type LogEntry = typeof webhookLog.$inferSelect;
@@ -7,13 +8,35 @@ export type NewLogEntry = typeof webhookLog.$inferInsert;
 export type LogEntryWithPayload = LogEntry & { payload: string | null };
 export type WebhookFields = Pick<Webhook, 'label' | 'url' | 'enabled' | 'type' | 'events' | 'requiredCustomTags' | 'entities'>;
 
-/** A delivery to store in the outbox: the message, with the body built when the event was published. */
-export interface OutboxRow {
+/** A message to a hook, with the body built when the event was published. */
+export interface Message {
   id: string;
   webhookId: string;
   appId: string;
   eventType: string;
   body: string;
+}
+
+/** A postpublish delivery to store in the outbox. */
+export interface OutboxRow extends Message {
+  /** The event's key in webhook_journal. */
+  journalKey: string;
+}
+
+/**
+ * Deliveries owed for journalled events: the events' journal keys and their rows (none for an
+ * event no hook's filters pass). They are stored only with the journal rows they settle.
+ */
+export interface Owed {
+  keys: string[];
+  rows: OutboxRow[];
+}
+
+/** A webhook_journal row claimed by the sweep. */
+export interface JournalRow {
+  key: string;
+  kind: JournalKind;
+  appId: string;
 }
 
 /** A delivery claimed for sending, as the claim statement returns it. */
@@ -34,7 +57,7 @@ export interface DeliveryTarget {
 /** What one batch of attempts changes, recorded in one statement (settle in store/deliveries.ts). */
 export interface Settlement {
   /** Messages to store first (prepublish calls, which have no outbox row). */
-  messages: OutboxRow[];
+  messages: Message[];
   /** Rows to remove from the outbox: delivered, or given up. */
   done: string[];
   /** Rows to try again, each at its time. */

@@ -29,6 +29,7 @@ export function hookEvent(room: Room, view: EventView, notify: NotifyTarget[]): 
     payload: view,
     notify,
     actorUserId: view.userid ?? '',
+    journalKey: view.id,
   };
 }
 

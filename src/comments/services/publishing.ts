@@ -45,23 +45,29 @@ export class Publishing {
   }
 
   /** After a user added a reaction: the commentreaction webhook, notifying the author unless they reacted themselves. */
-  reacted(app: Application, conversation: Conversation, view: CommentView, userId: string): void {
-    this.deps.hooks.afterPublish({
-      appId: app.id,
-      eventType: 'commentreaction',
-      containerTags: conversation.customTags,
-      entity: 'comment',
-      containerId: conversation.conversationId,
-      containerCustomId: conversation.customId,
-      payload: view,
-      notify: view.userid === userId ? [] : [{ userid: view.userid, type: 'reaction' }],
-      actorUserId: userId,
-    });
+  reacted(app: Application, conversation: Conversation, view: CommentView, userId: string, reaction: string): void {
+    this.deps.hooks.afterPublish(reactionEvent(app, conversation, view, userId, `${view.id}:${userId}:${reaction}`));
   }
 }
 
+/** A reaction as webhooks see it; `journalKey` as the journal's trigger on comment_reactions writes it (migration 0003). */
+export function reactionEvent(app: Application, conversation: Conversation, view: CommentView, userId: string, journalKey: string): PublishedEvent {
+  return {
+    appId: app.id,
+    eventType: 'commentreaction',
+    containerTags: conversation.customTags,
+    entity: 'comment',
+    containerId: conversation.conversationId,
+    containerCustomId: conversation.customId,
+    payload: view,
+    notify: view.userid === userId ? [] : [{ userid: view.userid, type: 'reaction' }],
+    actorUserId: userId,
+    journalKey,
+  };
+}
+
 /** A comment as webhooks see it: published (top-level) or a reply, with whom to notify. */
-function publishedEvent(app: Application, conversation: Conversation, comment: Comment, view: CommentView, parentAuthor: string | undefined): PublishedEvent {
+export function publishedEvent(app: Application, conversation: Conversation, comment: Comment, view: CommentView, parentAuthor: string | undefined): PublishedEvent {
   const notify: NotifyTarget[] = comment.mentions.map((m) => ({ handle: m.slice(1), type: 'mention' as const }));
   if (parentAuthor !== undefined && parentAuthor !== comment.userId) notify.push({ userid: parentAuthor, type: 'reply' });
   return {
@@ -74,5 +80,6 @@ function publishedEvent(app: Application, conversation: Conversation, comment: C
     payload: view,
     notify,
     actorUserId: comment.userId,
+    journalKey: comment.id,
   };
 }

@@ -74,3 +74,19 @@ export const webhookLog = pgTable(
   },
   (t) => [index('webhook_log_hook_idx').on(t.webhookId, t.id)],
 );
+
+/**
+ * Published events of apps with an enabled postpublish hook, written by triggers (migration
+ * 0003) in the transaction that publishes them: the event's own commit records that its
+ * deliveries are owed. Storing the deliveries removes the row in the same statement; a row left
+ * by a crash, an outage or a dropped batch is found by the sweep and its deliveries built again.
+ */
+export const webhookJournal = pgTable('webhook_journal', {
+  /** chat: the chat event id; comment: the comment id; commentreaction: `{comment id}:{user id}:{reaction}`. */
+  key: text('key').primaryKey(),
+  kind: text('kind').$type<'chat' | 'comment' | 'commentreaction'>().notNull(),
+  appId: text('app_id').notNull(),
+  added: ts('added').notNull().defaultNow(),
+  /** A sweeping node holds the row until then; a crashed sweeper's claim lapses. */
+  claimedUntil: ts('claimed_until'),
+});

@@ -24,8 +24,8 @@ const reporter = setInterval(() => void snapshotMetrics().then((metrics) => port
 reporter.unref();
 
 port.on('message', (message: ToDeliveryThread) => {
-  if ('rows' in message) {
-    pipeline.add(message.rows);
+  if ('owed' in message) {
+    pipeline.add(message.owed);
     return;
   }
   pipeline

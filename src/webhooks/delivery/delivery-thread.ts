@@ -5,7 +5,7 @@ import type { Pooler } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { reportThreadMetrics, type MetricsSnapshot } from '../../metrics/threads.js';
 import type { Deliveries, PipelineSettings } from './pipeline.js';
-import type { OutboxRow } from '../types.js';
+import type { Owed } from '../types.js';
 
 export interface DeliveryThreadSettings extends PipelineSettings {
   databaseUrl: string;
@@ -13,7 +13,7 @@ export interface DeliveryThreadSettings extends PipelineSettings {
   logLevel: string;
 }
 
-export type ToDeliveryThread = { rows: OutboxRow[] } | { close: true };
+export type ToDeliveryThread = { owed: Owed } | { close: true };
 /** The app of a hook the thread disabled, or the thread's metrics (every THREAD_REPORT_MS). */
 export type FromDeliveryThread = { disabled: string } | { metrics: MetricsSnapshot };
 
@@ -24,7 +24,7 @@ const BOOT = ENTRY.pathname.endsWith('.ts')
   ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); })`
   : `import(${JSON.stringify(ENTRY.href)})`;
 const RESTART_DELAY_MS = 1000;
-/** Rows kept while the thread is being started again; beyond this the newest are dropped (and logged). */
+/** Events kept while the thread is being started again; beyond this the newest are left to the journal sweep. */
 const HELD_WHILE_DOWN = 50_000;
 
 /**
@@ -39,7 +39,7 @@ export class DeliveryThread implements Deliveries {
   private worker: Worker | undefined;
   /** Settles when the current (or last) thread has exited. */
   private exited: Promise<void> = Promise.resolve();
-  private queued: OutboxRow[] = [];
+  private queued: Owed = { keys: [], rows: [] };
   private closing = false;
 
   constructor(
@@ -50,13 +50,14 @@ export class DeliveryThread implements Deliveries {
     this.start();
   }
 
-  add(rows: OutboxRow[]): void {
-    if (this.worker === undefined && this.queued.length + rows.length > HELD_WHILE_DOWN) {
-      this.log.error({ deliveries: rows.length }, 'webhook delivery thread down too long; postpublish deliveries lost');
+  add(owed: Owed): void {
+    if (this.worker === undefined && this.queued.keys.length + owed.keys.length > HELD_WHILE_DOWN) {
+      this.log.warn({ events: owed.keys.length }, 'webhook delivery thread down; the journal sweep will deliver these events');
       return;
     }
-    if (this.queued.length === 0) setImmediate(() => this.flush());
-    this.queued.push(...rows);
+    if (this.queued.keys.length === 0) setImmediate(() => this.flush());
+    this.queued.keys.push(...owed.keys);
+    this.queued.rows.push(...owed.rows);
   }
 
   async close(): Promise<void> {
@@ -67,9 +68,9 @@ export class DeliveryThread implements Deliveries {
   }
 
   private flush(): void {
-    if (this.worker === undefined || this.queued.length === 0) return;
-    this.worker.postMessage({ rows: this.queued } satisfies ToDeliveryThread);
-    this.queued = [];
+    if (this.worker === undefined || this.queued.keys.length === 0) return;
+    this.worker.postMessage({ owed: this.queued } satisfies ToDeliveryThread);
+    this.queued = { keys: [], rows: [] };
   }
 
   private start(): void {

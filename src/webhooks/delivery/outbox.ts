@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { TickBatcher } from '../../db/tick-batcher.js';
 import * as store from '../store/deliveries.js';
-import type { OutboxRow } from '../types.js';
+import type { Owed } from '../types.js';
 import { HOLD_SECONDS, type DeliveryWorker } from './worker.js';
 import { commitMetrics } from '../../metrics/registry.js';
 
@@ -13,20 +13,23 @@ import { commitMetrics } from '../../metrics/registry.js';
 const SPACING_MS = 20;
 
 /**
- * Stores postpublish deliveries: the rows queued before a flush go in one INSERT (see
- * TickBatcher: the next turn, at most one every SPACING_MS), then they are handed to the
- * worker. Publishing only appends to an array. The rows the worker has room for are stored
- * already claimed by it, so sending them needs no claim statement.
+ * Stores postpublish deliveries: the events queued before a flush are settled in one statement
+ * (see TickBatcher: the next turn, at most one every SPACING_MS), then their rows are handed to
+ * the worker. Publishing only appends to an array. Until the flush the events' journal rows
+ * stand for their deliveries, so a crash or a failed flush loses none (see JournalSweep). The
+ * rows the worker has room for are stored already claimed by it, so sending them needs no
+ * claim statement.
  */
 export class OutboxWriter {
-  private readonly batcher: TickBatcher<OutboxRow>;
+  private readonly batcher: TickBatcher<Owed>;
 
   constructor(db: Db, log: Logger, worker: DeliveryWorker) {
     this.batcher = new TickBatcher(
-      async (rows) => {
-        const held = Math.min(rows.length, worker.room());
-        await store.enqueue(db, rows, held, HOLD_SECONDS);
-        worker.stored(rows.slice(0, held));
+      async (batch) => {
+        const owed = { keys: batch.flatMap((o) => o.keys), rows: batch.flatMap((o) => o.rows) };
+        const held = Math.min(owed.rows.length, worker.room());
+        const stored = await store.enqueue(db, owed, held, HOLD_SECONDS);
+        worker.stored(owed.rows.slice(0, held).filter((row) => stored.has(row.id)));
       },
       log,
       'storing webhook deliveries',
@@ -35,8 +38,8 @@ export class OutboxWriter {
     );
   }
 
-  add(rows: OutboxRow[]): void {
-    this.batcher.add(rows);
+  add(owed: Owed): void {
+    this.batcher.add([owed]);
   }
 
   /** Resolves once everything added so far is stored. */

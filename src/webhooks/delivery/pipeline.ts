@@ -3,12 +3,12 @@ import type { Logger } from '../../logger.js';
 import { LogPruner } from './log-pruner.js';
 import { OutboxWriter } from './outbox.js';
 import { denyPrivateReceivers } from './sender.js';
-import type { OutboxRow } from '../types.js';
+import type { Owed } from '../types.js';
 import { DeliveryWorker } from './worker.js';
 
 /** Where publishing hands its postpublish deliveries: stored, then sent, off the request path. */
 export interface Deliveries {
-  add(rows: OutboxRow[]): void;
+  add(owed: Owed): void;
   /** Stores what was added, then stops sending. */
   close(): Promise<void>;
 }
@@ -37,8 +37,8 @@ export class DeliveryPipeline implements Deliveries {
     this.pruner.start();
   }
 
-  add(rows: OutboxRow[]): void {
-    this.outbox.add(rows);
+  add(owed: Owed): void {
+    this.outbox.add(owed);
   }
 
   async close(): Promise<void> {

@@ -21,28 +21,58 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
+  // Discard-only, NAT64 local-use (RFC 8215: where the IPv4 address sits depends on the operator's prefix), unique-local, link-local, site-local, multicast.
+  ['100::', 64],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
-  ['64:ff9b::', 96],
 ] as const)
   PRIVATE.addSubnet(net, prefix, 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`, or as URLs write it, `::ffff:7f00:1`). */
-function mappedIpv4(address: string): string | undefined {
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (dotted !== undefined) return dotted;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex === null) return undefined;
-  const [high, low] = [Number.parseInt(hex[1] as string, 16), Number.parseInt(hex[2] as string, 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part counts as two). */
+function groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
+  const front = parse(head);
+  const back = tail === undefined ? [] : parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+const ipv4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+
+/**
+ * The IPv4 address an IPv6 one carries, for the forms that reach it: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`),
+ * NAT64 (`64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`) and Teredo (`2001:0::`, the client's
+ * address inverted in the last 32 bits).
+ */
+function embeddedIpv4(g: number[]): string | undefined {
+  const [g0, g1, g2, , g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number];
+  const zeroesTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroesTo(5) && g5 === 0xffff) return ipv4(g6, g7);
+  if (zeroesTo(4) && g4 === 0xffff && g5 === 0) return ipv4(g6, g7);
+  if (zeroesTo(6)) return ipv4(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return ipv4(g6, g7);
+  if (g0 === 0x2002) return ipv4(g1, g2);
+  if (g0 === 0x2001 && g1 === 0) return ipv4(g6 ^ 0xffff, g7 ^ 0xffff);
+  return undefined;
 }
 
 export function isPrivateAddress(address: string): boolean {
-  const mapped = mappedIpv4(address);
-  if (mapped !== undefined) return PRIVATE.check(mapped, 'ipv4');
   const family = isIP(address);
-  return family === 0 || PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return PRIVATE.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const embedded = embeddedIpv4(groups(address));
+  if (embedded !== undefined && PRIVATE.check(embedded, 'ipv4')) return true;
+  return PRIVATE.check(address, 'ipv6');
 }
 
 export class PrivateAddressError extends Error {

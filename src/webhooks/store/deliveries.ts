@@ -1,8 +1,8 @@
 import { and, desc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
 import { boolArray, intArray, textArray } from '../../db/arrays.js';
-import { deletedCount, preparedRows, type Queryable } from '../../db/client.js';
-import { applications, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../../db/schema/index.js';
-import type { ClaimedRow, DeliveryTarget, LogEntryWithPayload, OutboxRow, Settlement } from '../types.js';
+import { deletedCount, preparedRows, rows, type Queryable } from '../../db/client.js';
+import { applications, webhookJournal, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../../db/schema/index.js';
+import type { ClaimedRow, DeliveryTarget, JournalRow, LogEntryWithPayload, Message, Owed, Settlement } from '../types.js';
 
 /** Newest first, before the id the previous page ended on; each with its message's body. */
 export async function listLog(q: Queryable, webhookId: string, before: string | undefined, limit: number): Promise<LogEntryWithPayload[]> {
@@ -20,25 +20,49 @@ export async function listLog(q: Queryable, webhookId: string, before: string | 
  * ship many bodies. A body goes as a string, not as a JSON value: Postgres refuses some escapes
  * inside a `json` value (\u0000, a lone surrogate) that a text column stores as they are.
  */
-const messageColumns = (items: OutboxRow[]) => sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text)`;
+const messageColumns = (items: Message[]) => sql`json_to_recordset(${JSON.stringify(items)}::json) as m("id" text, "webhookId" text, "appId" text, "eventType" text, "body" text, "journalKey" text)`;
 
 /**
- * Stores messages and queues them for delivery: one statement, whatever the number. The first
- * `held` rows are queued already claimed (first attempt, held for `holdSeconds`) by the worker
- * that will send them from memory; the rest wait for the outbox poll.
+ * Settles journalled events: removes their webhook_journal rows and stores and queues the
+ * messages of the rows it removed, in one statement, whatever the number. A row another node
+ * settled first (the journal sweep, or the publishing node after a slow flush) is not stored
+ * again. The first `held` rows are queued already claimed (first attempt, held for
+ * `holdSeconds`) by the worker that will send them from memory; the rest wait for the outbox
+ * poll. Returns the ids stored.
  */
-export async function enqueue(q: Queryable, items: OutboxRow[], held: number, holdSeconds: number): Promise<void> {
-  if (items.length === 0) return;
-  await preparedRows(
+export async function enqueue(q: Queryable, owed: Owed, held: number, holdSeconds: number): Promise<Set<string>> {
+  if (owed.keys.length === 0) return new Set();
+  const stored = await preparedRows<{ id: string }>(
     q,
     'webhook_enqueue',
-    sql`with stored as (
+    sql`with settled as (
+      delete from ${webhookJournal} where key = any(${textArray(owed.keys)}::text[]) returning key
+    ), stored as (
       insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
-      select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(items)} returning id, webhook_id
+      select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(owed.rows)} join settled j on j.key = m."journalKey" returning id, webhook_id
     )
     insert into ${webhookOutbox} (id, webhook_id, attempts, locked_until)
     select s.id, s.webhook_id, case when h.id is null then 0 else 1 end, case when h.id is null then null else now() + make_interval(secs => ${holdSeconds}) end
-    from stored s left join unnest(${textArray(items.slice(0, held).map((r) => r.id))}::text[]) as h(id) on h.id = s.id`,
+    from stored s left join unnest(${textArray(owed.rows.slice(0, held).map((r) => r.id))}::text[]) as h(id) on h.id = s.id
+    returning id`,
+  );
+  return new Set(stored.map((r) => r.id));
+}
+
+/**
+ * Claims up to `limit` journal rows older than `graceSeconds` that no live node settled, for
+ * `holdSeconds`: another node's claim is skipped, a crashed sweeper's lapses.
+ */
+export function claimJournal(q: Queryable, graceSeconds: number, limit: number, holdSeconds: number): Promise<JournalRow[]> {
+  return rows<JournalRow>(
+    q,
+    sql`update ${webhookJournal} j set claimed_until = now() + make_interval(secs => ${holdSeconds})
+        where j.key in (
+          select x.key from ${webhookJournal} x
+          where x.added < now() - make_interval(secs => ${graceSeconds}) and (x.claimed_until is null or x.claimed_until < now())
+          order by x.added limit ${limit}
+          for update skip locked)
+        returning j.key, j.kind, j.app_id as "appId"`,
   );
 }
 
