@@ -16,6 +16,7 @@ import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
 import type { Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
+import { isMethod, notAMethod } from './request-line.js';
 import { HEADERS_LIMIT } from './header-limit.js';
 import { statusLine } from './status.js';
 import { mayHoldUnstorable } from './storable.js';
@@ -58,8 +59,6 @@ interface State {
 
 let requestCounter = 0;
 const requestPrefix = Date.now().toString(36);
-const UPPER_CASE_TOKEN = /^[A-Z]+$/;
-
 export function createHttpApp(deps: HttpDeps): TemplatedApp {
   const router = new Router();
   const metrics = new RequestMetrics();
@@ -112,8 +111,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     // Read only when a limit needs it: the peer's address is on the response, valid until it ends.
     const address = () => (state.aborted ? '' : deps.limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), incoming.forwardedFor));
 
-    // uWS matches methods in any case; HTTP's are case-sensitive (RFC 9110), so `get` is no GET.
-    if (!UPPER_CASE_TOKEN.test(incoming.method)) return respond(400, envelope(400, `Malformed request line: ${incoming.method} is not a method (methods are upper case).`, null), undefined, true);
+    if (!isMethod(incoming.method)) return respond(400, notAMethod(incoming.method), undefined, true);
     if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`, null));
     const method = incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);

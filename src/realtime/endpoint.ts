@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
+import { isMethod, refuseNotAMethod } from '../http/request-line.js';
 import { statusLine } from '../http/status.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
@@ -135,6 +136,8 @@ export class Endpoint {
    * the socket's close.
    */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+    const method = req.getCaseSensitiveMethod();
+    if (!isMethod(method)) return refuseNotAMethod(res, method);
     const { limits } = this.deps;
     const address = limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), req.getHeader('x-forwarded-for'));
     const admission = limits.connections.admit(address);

@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { envelope } from '../http/envelope.js';
+import { isMethod, refuseNotAMethod } from '../http/request-line.js';
 import type { Limits } from '../limits/limits.js';
 import type { Logger } from '../logger.js';
 import { sseMetrics } from '../metrics/registry.js';
@@ -85,6 +86,8 @@ export class SseEndpoint {
   }
 
   private request(res: HttpResponse, req: HttpRequest): void {
+    const method = req.getCaseSensitiveMethod();
+    if (!isMethod(method)) return refuseNotAMethod(res, method);
     const asked = this.read(res, req);
     const allowOrigin = this.deps.cors.allowOrigin(asked.origin);
     const headers: [string, string][] = [

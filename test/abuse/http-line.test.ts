@@ -32,6 +32,19 @@ describe('the request line', () => {
     }
   });
 
+  it('refuses a lower-case method on a WebSocket upgrade and on an event stream too', async () => {
+    const upgrade = 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n';
+    for (const [what, raw] of [
+      ['upgrade', `get /api/v3/someapp/ws HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`],
+      ['event stream', 'get /api/v3/someapp/sse?topic=room:r HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ] as const) {
+      const { answer, closed } = await exchange(raw);
+      expect(answer, what).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer, what).toContain('is not a method');
+      expect(closed, what).toBe(true);
+    }
+  });
+
   it('still answers the upper-case method on a kept-alive connection', async () => {
     const { answer, closed } = await exchange('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 300);
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
