@@ -51,12 +51,15 @@ describe(`sockets under a file-descriptor limit of ${FILE_LIMIT}`, () => {
     await server?.stop();
   });
 
-  it('says in its log how many connections the limit allows', () => {
-    const line = server
-      .stdout()
-      .split('\n')
-      .find((l) => l.includes('long-lived connections admitted'));
-    expect(line).toBeDefined();
+  it('says in its log how many connections the limit allows', async () => {
+    const loggedLine = () =>
+      server
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('long-lived connections admitted'));
+    // Log lines are written within a second of being logged (pino's buffered destination).
+    await expect.poll(loggedLine, { timeout: 3000 }).toBeDefined();
+    const line = loggedLine();
     const logged = JSON.parse(line as string) as { fileDescriptorLimit: number; maxConnections: number; reserve: number };
     expect(logged.fileDescriptorLimit).toBe(FILE_LIMIT);
     expect(logged.maxConnections).toBe(FILE_LIMIT - logged.reserve);
