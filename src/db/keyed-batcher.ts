@@ -1,75 +1,75 @@
+import { groupBy } from '../group-by.js';
 import type { Logger } from '../logger.js';
 import type { CommitMetrics } from '../metrics/registry.js';
 import { isDatabaseUnavailable } from './errors.js';
+import { GroupCommit } from './group-commit.js';
 
-interface Pending<T, R> {
+interface Keyed<T> {
   key: string;
   item: T;
-  resolve: (result: R) => void;
-  reject: (err: unknown) => void;
 }
+
+/** One item's outcome: a key's failure must not fail (or rewrite) the other keys of its batch. */
+type Settled<R> = { out: R } | { err: unknown };
 
 const MAX_BATCH = 2000;
 
 /**
  * Group commit for writes that land on one row each (a comment's votes, a conversation's
- * reactions): items submitted while a write is in flight wait, then go together, one `write`
- * call per key with all of that key's items (keys in parallel). `write` answers each item in
- * order; every item is answered only after its call returned (committed). When a call fails, its
- * items are written one by one, so only an item that fails alone fails its request (unless the
- * database is out of reach: then every one would fail).
+ * reactions): the items of a group commit go to one `write` call per key with all of that key's
+ * items (keys in parallel). `write` answers each item in order; every item is answered only after
+ * its call returned (committed). When a call fails, its items are written one by one, so only an
+ * item that fails alone fails its request (unless the database is out of reach: then every one would fail).
  */
 export class KeyedBatcher<T, R> {
-  private queue: Pending<T, R>[] = [];
-  private running = false;
+  private readonly commits: GroupCommit<Keyed<T>, Settled<R>>;
 
   constructor(
     private readonly write: (key: string, items: T[]) => Promise<R[]>,
     private readonly log: Logger,
     private readonly what: string,
-    private readonly metrics: CommitMetrics,
-  ) {}
-
-  submit(key: string, item: T): Promise<R> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ key, item, resolve, reject });
-      if (!this.running) {
-        this.running = true;
-        setImmediate(() => void this.drain());
-      }
-    });
+    metrics: CommitMetrics,
+  ) {
+    this.commits = new GroupCommit((batch) => this.writeByKey(batch), log, what, metrics, MAX_BATCH);
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      const byKey = new Map<string, Pending<T, R>[]>();
-      for (const p of batch) {
-        const list = byKey.get(p.key);
-        if (list === undefined) byKey.set(p.key, [p]);
-        else list.push(p);
-      }
-      const started = performance.now();
-      await Promise.all([...byKey].map(([key, group]) => this.writeGroup(key, group)));
-      this.metrics.observe(batch.length, started);
-    }
-    this.running = false;
+  async submit(key: string, item: T): Promise<R> {
+    const settled = await this.commits.submit({ key, item });
+    if ('err' in settled) throw settled.err;
+    return settled.out;
   }
 
-  private async writeGroup(key: string, group: Pending<T, R>[]): Promise<void> {
+  private async writeByKey(batch: Keyed<T>[]): Promise<Settled<R>[]> {
+    const settled = new Map<Keyed<T>, Settled<R>>();
+    await Promise.all(
+      [...groupBy(batch, (k) => k.key)].map(async ([key, group]) => {
+        const outcomes = await this.writeGroup(
+          key,
+          group.map((k) => k.item),
+        );
+        group.forEach((k, i) => settled.set(k, outcomes[i] as Settled<R>));
+      }),
+    );
+    return batch.map((k) => settled.get(k) as Settled<R>);
+  }
+
+  private async writeGroup(key: string, items: T[]): Promise<Settled<R>[]> {
     try {
-      const results = await this.write(
-        key,
-        group.map((p) => p.item),
-      );
-      group.forEach((p, i) => p.resolve(results[i] as R));
+      return (await this.write(key, items)).map((out) => ({ out }));
     } catch (err) {
-      if (group.length === 1 || isDatabaseUnavailable(err)) {
-        for (const p of group) p.reject(err);
-        return;
-      }
-      this.log.warn({ err, key, items: group.length }, `${this.what} batch failed; writing its items one by one`);
-      for (const p of group) await this.write(key, [p.item]).then((results) => p.resolve(results[0] as R), p.reject);
+      if (items.length === 1 || isDatabaseUnavailable(err)) return items.map(() => ({ err }));
+      this.log.warn({ err, key, items: items.length }, `${this.what} batch failed; writing its items one by one`);
+      const outcomes: Settled<R>[] = [];
+      for (const item of items) outcomes.push(await this.writeOne(key, item));
+      return outcomes;
+    }
+  }
+
+  private async writeOne(key: string, item: T): Promise<Settled<R>> {
+    try {
+      return { out: (await this.write(key, [item]))[0] as R };
+    } catch (err) {
+      return { err };
     }
   }
 }
