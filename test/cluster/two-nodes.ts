@@ -11,6 +11,8 @@ export interface TwoNodes {
   b: Client;
   /** The Redis between them (when asked for): a test may stop and restart it. */
   redis: RedisProcess | undefined;
+  /** The two server processes, A then B: a test may kill one. */
+  servers: [SpawnedServer, SpawnedServer];
   stop(): Promise<void>;
 }
 
@@ -26,14 +28,15 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
   const db = await freshDatabase(pg.url);
   const redis = options.redis ? await RedisProcess.start() : undefined;
   const env = { ...options.env, DATABASE_URL: db.url, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
-  const nodes: SpawnedServer[] = [await spawnServer(env), await spawnServer(env)];
-  const a = await newApp({}, (nodes[0] as SpawnedServer).url);
+  const servers: [SpawnedServer, SpawnedServer] = [await spawnServer(env), await spawnServer(env)];
+  const a = await newApp({}, servers[0].url);
   return {
     a,
-    b: new Client((nodes[1] as SpawnedServer).url, a.appid, a.token),
+    b: new Client(servers[1].url, a.appid, a.token),
     redis,
+    servers,
     async stop() {
-      for (const n of nodes) await n.stop();
+      for (const n of servers) await n.stop();
       await redis?.kill();
       await db.drop();
       pg.stop();
@@ -42,7 +45,7 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
 }
 
 /** Two nodes started before the suite's tests and stopped after them; read `a` and `b` inside tests. */
-export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b' | 'redis'> {
+export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b' | 'redis' | 'servers'> {
   const started = startedForSuite(
     () => startTwoNodes(options),
     (cluster) => cluster.stop(),
@@ -57,6 +60,9 @@ export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 
     },
     get redis() {
       return started().redis;
+    },
+    get servers() {
+      return started().servers;
     },
   };
 }
