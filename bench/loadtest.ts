@@ -55,7 +55,7 @@ async function main(options: Options): Promise<boolean> {
     const stage = await buildStage(api);
     const before = plan.joinShare > 0 ? plan.speakers : options.fans;
     await joinBefore(api, stage, 0, before);
-    await sockets.connect(options.urls, app.appid, app.token, stage.roomid, options.sockets);
+    await sockets.connect(options.wsUrls, app.appid, app.token, stage.roomid, options.sockets);
     err(`setup: room ${stage.roomid}, ${before} fan(s) joined before the run, ${options.sockets} sockets subscribed`);
 
     const run = new Run(api, stage, plan, options.fans, options.durationSeconds * 1000);

@@ -7,6 +7,8 @@ export type Scenario = (typeof SCENARIOS)[number];
 
 export interface Options {
   urls: string[];
+  /** Where the sockets connect: the --ws-url's, else the --url's. */
+  wsUrls: string[];
   scenario: Scenario;
   fans: number;
   durationSeconds: number;
@@ -26,7 +28,7 @@ export interface Options {
 
 export const USAGE = `npm run loadtest -- --url URL [--url URL2 …] (--manage-token T | --app ID --token T)
   --scenario kickoff|goal|chat|watch|mixed  --fans N  --duration S
-  [--rate POSTS_PER_S] [--sockets N] [--concurrency N] [--slo p99=200,deliveryP99=500]
+  [--rate POSTS_PER_S] [--sockets N] [--ws-url URL …] [--concurrency N] [--slo p99=200,deliveryP99=500]
   [--limit RATE_LIMIT_CHAT=30/10s …]   the server's budgets, when not its defaults`;
 
 const SLO_KEYS = new Set(['p50', 'p99', 'deliveryP50', 'deliveryP99']);
@@ -60,6 +62,7 @@ export function parseOptions(argv: string[]): Options {
     args: argv,
     options: {
       url: { type: 'string', multiple: true },
+      'ws-url': { type: 'string', multiple: true },
       'manage-token': { type: 'string' },
       app: { type: 'string' },
       token: { type: 'string' },
@@ -73,8 +76,10 @@ export function parseOptions(argv: string[]): Options {
       limit: { type: 'string', multiple: true },
     },
   });
-  const urls = (values.url ?? []).map((u) => u.replace(/\/+$/, ''));
+  const trimmed = (list: string[] | undefined) => (list ?? []).map((u) => u.replace(/\/+$/, ''));
+  const urls = trimmed(values.url);
   if (urls.length === 0) throw new Error('--url is required');
+  const wsUrls = trimmed(values['ws-url']);
   const scenario = values.scenario as Scenario;
   if (!SCENARIOS.includes(scenario)) throw new Error(`--scenario must be one of ${SCENARIOS.join(', ')}`);
   const manageToken = values['manage-token'];
@@ -85,6 +90,7 @@ export function parseOptions(argv: string[]): Options {
   if (rate !== undefined && !(rate >= 0)) throw new Error('--rate must be a number of posts per second');
   return {
     urls,
+    wsUrls: wsUrls.length > 0 ? wsUrls : urls,
     scenario,
     fans,
     durationSeconds: positive('duration', values.duration, 30),

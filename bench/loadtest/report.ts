@@ -23,8 +23,12 @@ export interface Summary {
   p50: number;
   p99: number;
   sockets: number;
-  /** Sockets that closed before the end of the run (counted in errors too). */
+  /** Sockets dropped and not back by the end of the run (counted in errors too). */
   socketsClosed: number;
+  /** Drops a socket came back from, resuming from its cursor. */
+  reconnects: number;
+  /** Pushes a socket received twice (a resume that repeated events): a failure like a loss. */
+  repeats: number;
   deliveries: number;
   /** Pushes of acknowledged room events that a socket never received. */
   undelivered: number;
@@ -69,6 +73,8 @@ export function summarize(options: Options, stats: RequestStats, acked: Acked, s
     p99: http.p99,
     sockets: options.sockets,
     socketsClosed: sockets.closed,
+    reconnects: sockets.reconnects,
+    repeats: sockets.repeats(options.sockets),
     deliveries: sockets.deliveries,
     undelivered: missed,
     deliveryP50: delivery.p50,
@@ -82,7 +88,7 @@ export function summarize(options: Options, stats: RequestStats, acked: Acked, s
   return summary;
 }
 
-export const failed = (s: Summary) => s.errors > 0 || s.lost > 0 || s.overcounted > 0 || s.sloMissed.length > 0;
+export const failed = (s: Summary) => s.errors > 0 || s.lost > 0 || s.repeats > 0 || s.overcounted > 0 || s.sloMissed.length > 0;
 
 /** The human part of the report: per kind of request, the read-back checks, the pushes. */
 export function table(stats: RequestStats, checks: Check[], summary: Summary): string[] {
@@ -96,7 +102,7 @@ export function table(stats: RequestStats, checks: Check[], summary: Summary): s
   for (const c of checks) lines.push(`| ${c.what} | ${c.node + 1} | ${c.acknowledged} | ${c.found} | ${c.lost} | ${c.overcounted} |`);
   lines.push(
     '',
-    `WebSocket: ${summary.sockets} sockets on the room (${summary.socketsClosed} closed early), ${summary.deliveries} deliveries, ${summary.undelivered} pushes missing, delivery p50 ${summary.deliveryP50} ms p99 ${summary.deliveryP99} ms`,
+    `WebSocket: ${summary.sockets} sockets on the room (${summary.reconnects} reconnects, ${summary.socketsClosed} closed at the end), ${summary.deliveries} deliveries, ${summary.undelivered} pushes missing, ${summary.repeats} repeated, delivery p50 ${summary.deliveryP50} ms p99 ${summary.deliveryP99} ms`,
   );
   for (const f of stats.failures) lines.push(`error: ${f.kind} answered ${f.status}: ${f.message}`);
   for (const m of summary.sloMissed) lines.push(`SLO missed: ${m}`);

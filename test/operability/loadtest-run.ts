@@ -10,12 +10,15 @@ export interface Finished {
   summary(): Record<string, unknown>;
 }
 
-/** Runs `npm run loadtest -- …args` (its script, without npm) and waits for it to end. */
-export function runLoadtest(args: string[]): Promise<Finished> {
+/** Runs `npm run loadtest -- …args` (its script, without npm) and waits for it to end; `onStderr` sees its progress as it comes. */
+export function runLoadtest(args: string[], onStderr?: (text: string) => void): Promise<Finished> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/loadtest.ts', ...args], { cwd: ROOT });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    onStderr?.(d.toString());
+  });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, summary: () => JSON.parse(stdout.trimEnd().split('\n').at(-1) as string) as Record<string, unknown> })));
 }

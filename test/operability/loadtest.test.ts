@@ -1,9 +1,10 @@
 import { describe, expect, inject, it } from 'vitest';
+import { TcpProxy } from '../client/proxy.js';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
 import { runLoadtest } from './loadtest-run.js';
 
 /** The load tester against the suite's server, making its own application with the manage token. */
-const loadtest = (args: string[]) => runLoadtest(['--url', inject('baseUrl'), '--manage-token', MANAGE_TOKEN, ...args]);
+const loadtest = (args: string[], onStderr?: (text: string) => void) => runLoadtest(['--url', inject('baseUrl'), '--manage-token', MANAGE_TOKEN, ...args], onStderr);
 
 describe('npm run loadtest', () => {
   it('drives a mixed match against a running server and reads every acknowledged write back', async () => {
@@ -17,6 +18,25 @@ describe('npm run loadtest', () => {
     expect(run.stdout).toContain("| hot event's like count | 1 | 12 | 12 | 0 | 0 |");
     expect(run.stderr).toMatch(/rate limits: chat posts .* round-robin over \d+ users/);
     expect(run.stderr).toMatch(/^\[\d+ s of 3\] requests \d+/m);
+    expect(run.code).toBe(0);
+  }, 90_000);
+
+  it('gets dropped sockets back and resumes them from their cursor: nothing missed, nothing twice', async () => {
+    const proxy = await TcpProxy.start(Number(new URL(inject('baseUrl')).port));
+    let cut = false;
+    const run = await loadtest(['--ws-url', proxy.url, '--scenario', 'chat', '--fans', '8', '--duration', '4', '--rate', '10'], (text) => {
+      if (cut || !/^\[1 s of 4\]/m.test(text)) return;
+      // Every socket is reset, and new connections are refused for a second while posts go on.
+      cut = true;
+      proxy.cut();
+      setTimeout(() => proxy.restore(), 1000);
+    });
+    await proxy.close();
+    const summary = run.summary();
+    expect(cut).toBe(true);
+    expect(summary, run.stdout + run.stderr).toMatchObject({ errors: 0, lost: 0, undelivered: 0, repeats: 0, socketsClosed: 0, sockets: 8 });
+    expect(summary['reconnects']).toBeGreaterThanOrEqual(8);
+    expect(summary['deliveries']).toBe((summary['sockets'] as number) * 40);
     expect(run.code).toBe(0);
   }, 90_000);
 
