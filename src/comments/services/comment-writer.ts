@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/client.js';
+import { GroupCommit } from '../../db/group-commit.js';
 import { violatedForeignKey, violatedUniqueIndex } from '../../db/errors.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -8,17 +9,10 @@ import { adjustCommentCount } from '../store/conversations.js';
 import type { Comment } from '../types.js';
 
 const MAX_BATCH = 500;
-const metrics = commitMetrics('comments');
 
 export interface CommentWriterDeps {
   db: Db;
   log: Logger;
-}
-
-interface Pending {
-  comment: Comment;
-  resolve: () => void;
-  reject: (err: unknown) => void;
 }
 
 /**
@@ -29,45 +23,20 @@ interface Pending {
  * taken, a parent deleted meanwhile), its comments are stored one by one so only the culprit fails.
  */
 export class CommentWriter {
-  private queue: Pending[] = [];
-  private running = false;
+  private readonly commits: GroupCommit<Comment, undefined>;
 
-  constructor(private readonly deps: CommentWriterDeps) {}
-
-  insert(comment: Comment): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ comment, resolve, reject });
-      if (!this.running) {
-        this.running = true;
-        setImmediate(() => void this.drain());
-      }
-    });
+  constructor(deps: CommentWriterDeps) {
+    const write = async (batch: Comment[]) => {
+      await deps.db.transaction((tx) => store(tx, batch));
+      return batch.map(() => undefined);
+    };
+    this.commits = new GroupCommit(write, deps.log, 'comment batch', commitMetrics('comments'), MAX_BATCH);
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        const started = performance.now();
-        await this.deps.db.transaction((tx) =>
-          store(
-            tx,
-            batch.map((p) => p.comment),
-          ),
-        );
-        metrics.observe(batch.length, started);
-        for (const p of batch) p.resolve();
-      } catch (err) {
-        const [only] = batch;
-        if (batch.length === 1 && only !== undefined) {
-          only.reject(explain(err, only.comment));
-          continue;
-        }
-        this.deps.log.debug({ err, size: batch.length }, 'comment batch failed; storing one by one');
-        await Promise.all(batch.map((p) => this.deps.db.transaction((tx) => store(tx, [p.comment])).then(p.resolve, (e: unknown) => p.reject(explain(e, p.comment)))));
-      }
-    }
-    this.running = false;
+  async insert(comment: Comment): Promise<void> {
+    await this.commits.submit(comment).catch((err: unknown) => {
+      throw explain(err, comment);
+    });
   }
 }
 
