@@ -59,9 +59,13 @@ export function lastChanges(changes: ReactionChange[]): ReactionChange[] {
   return [...last.values()];
 }
 
-/** A reaction's users in the event row: the latest `shown` of `users` (a JSON array), oldest first. */
+/**
+ * A reaction's users in the event row: the latest `shown` of `users` (a JSON array), oldest first.
+ * `shown` (a setting, the same for the life of the process) is written into the text: as a
+ * parameter, the generic plan of the likes' statement would guess the limit and never be chosen.
+ */
 const latestOf = (users: SQL, shown: number) =>
-  sql`(select coalesce(jsonb_agg(q.u order by q.j), '[]'::jsonb) from (select z.u, z.j from jsonb_array_elements(${users}) with ordinality z(u, j) order by z.j desc limit ${shown}) q)`;
+  sql`(select coalesce(jsonb_agg(q.u order by q.j), '[]'::jsonb) from (select z.u, z.j from jsonb_array_elements(${users}) with ordinality z(u, j) order by z.j desc limit ${sql.raw(String(Math.trunc(shown)))}) q)`;
 
 /**
  * A batch of likes (reactions set, none taken back) to events of room `roomId` as CTEs of the
@@ -73,8 +77,12 @@ const latestOf = (users: SQL, shown: number) =>
  * not in the room (deleted since it was checked), nothing is written and `gone` names it.
  */
 export function likesWith(roomId: string, likes: ReactionChange[], shown: number): AppendWith {
+  // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
+  // by its length, so plans made for each batch would always look cheaper than the generic plan
+  // and the statement would be planned again every time (most of its cost).
+  const json = JSON.stringify(likes.map((c) => [c.eventId, c.type, c.userId]));
   const ctes = sql`a as (
-      select * from unnest(${textArray(likes.map((c) => c.eventId))}::text[], ${textArray(likes.map((c) => c.type))}::text[], ${textArray(likes.map((c) => c.userId))}::text[]) with ordinality as a(event_id, type, user_id, k)
+      select x.e->>0 as event_id, x.e->>1 as type, x.e->>2 as user_id, x.k from jsonb_array_elements(${json}::jsonb) with ordinality as x(e, k)
     ), t as (
       select id, reactions from chat_events where id in (select event_id from a) and room_id = ${roomId} order by id for update
     ), g as (
