@@ -84,7 +84,7 @@ export function likesWith(roomId: string, likes: ReactionChange[], shown: number
   const ctes = sql`a as (
       select x.e->>0 as event_id, x.e->>1 as type, x.e->>2 as user_id, x.k from jsonb_array_elements(${json}::jsonb) with ordinality as x(e, k)
     ), t as (
-      select id, reactions from chat_events where id in (select event_id from a) and room_id = ${roomId} order by id for update
+      select id, reactions from chat_events where id = any(array(select distinct event_id from a)) and room_id = ${roomId} order by id for update
     ), g as (
       select coalesce(array_agg(distinct a.event_id), '{}'::text[]) as ids from a where not exists (select 1 from t where t.id = a.event_id)
     ), i as (
