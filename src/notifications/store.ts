@@ -2,12 +2,7 @@ import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
 import { notifications } from '../db/schema/index.js';
 import type { NotificationKind } from './filter.js';
-import type { NewNotification, Notification } from './types.js';
-
-export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<Notification[]> {
-  if (rows.length === 0) return [];
-  return q.insert(notifications).values(rows).returning();
-}
+import type { Notification } from './types.js';
 
 export interface NotificationFilter {
   /** undefined: every kind; empty: none. */

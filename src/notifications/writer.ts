@@ -8,7 +8,7 @@ import { groupBy } from '../group-by.js';
 import type { Bus } from '../realtime/bus.js';
 import { publishLive } from '../realtime/live.js';
 import { usersByHandle } from '../users/store.js';
-import * as store from './store.js';
+import { insertNotifications } from './insert.js';
 import type { NewNotification } from './types.js';
 import { notificationView } from './views.js';
 import { commitMetrics } from '../metrics/registry.js';
@@ -43,7 +43,7 @@ export class NotificationWriter implements PublishHook {
 
   private async write(events: PublishedEvent[]): Promise<void> {
     const rows = (await Promise.all([...groupBy(events, (e) => e.appId)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
-    for (const n of await store.insertNotifications(this.db, rows)) {
+    for (const n of await insertNotifications(this.db, rows)) {
       publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: notificationView(n) });
     }
   }

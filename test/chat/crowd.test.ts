@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Client } from '../helpers/api.js';
 import { ownServerForSuite } from '../helpers/own-server.js';
 import { connect } from '../realtime/ws-client.js';
-import { join, makeRoom, say } from './helpers.js';
+import { drain, join, makeRoom, say } from './helpers.js';
 
 /**
  * A crowd at once: joins, exits and likes of one room and one event from hundreds of users
@@ -166,5 +166,37 @@ describe('a crowd liking one event', () => {
     expect((await api.get(`chat/rooms/${room.id}/events/nosuchevent/reactions`)).status).toBe(404);
     expect((await api.get(`chat/rooms/${room.id}/events/${goal.id}/reactions?cursor=notacursor`)).status).toBe(400);
     expect((await api.get(`chat/rooms/${room.id}/events/${goal.id}`)).body.data.reactions).toEqual([]);
+  });
+
+  it('refuses with a 404 likes of an event deleted after this node saw it, counting those of the others in the same batches', async () => {
+    const { api } = own.app;
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const author = (await join(api, room.id)).user.userid as string;
+    const start = (await api.get(`chat/rooms/${room.id}/updates`)).body.data.cursor as string;
+    const kept = (await say(api, room.id, author, 'kept')).speech;
+    const doomed = (await say(api, room.id, author, 'doomed')).speech;
+    const crowd = fans('doomed', 40);
+    await all(crowd, (userid) => join(api, room.id, userid));
+    // Both become known targets of this node; then one goes.
+    await like(api, room.id, kept.id, crowd[0] as string);
+    await like(api, room.id, doomed.id, crowd[0] as string);
+    expect((await api.delete(`chat/rooms/${room.id}/events/${doomed.id}?userid=${author}`)).status).toBe(200);
+
+    const react = (eventid: string, userid: string, reacted = true) => api.post(`chat/rooms/${room.id}/events/${eventid}/react`, { userid, reaction: 'like', reacted });
+    const answers = await all(crowd.slice(1), (userid) => Promise.all([react(kept.id, userid), react(doomed.id, userid)]));
+    for (const [toKept, toDoomed] of answers) {
+      expect(toKept.status).toBe(200);
+      expect(toDoomed.status).toBe(404);
+      expect(JSON.stringify(toDoomed.body)).toContain(doomed.id);
+    }
+    // An un-like (its own transaction) is refused alike.
+    expect((await react(doomed.id, crowd[0] as string, false)).status).toBe(404);
+
+    expect((await api.get(`chat/rooms/${room.id}/events/${kept.id}`)).body.data.likecount).toBe(40);
+    const { events } = await drain(api, room.id, start);
+    const reactions = events.filter((e: any) => e.eventtype === 'reaction');
+    expect(reactions.filter((e: any) => e.replyto?.id === kept.id)).toHaveLength(40);
+    // Only the like before the delete reached the feed for the deleted event.
+    expect(reactions.filter((e: any) => e.replyto?.id !== kept.id)).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import { notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
-import { appendToFeed, insertEvents } from '../store/insert-events.js';
+import { appendToFeed, insertEvents, TargetsGone } from '../store/insert-events.js';
 import { applyReactions, lastChanges, likesWith, type ReactionChange } from '../store/reactions.js';
 import { reserveSeqs } from '../store/rooms.js';
 import type { ChatEvent, Room } from '../types.js';
@@ -196,24 +196,45 @@ export class FeedWriter {
     for (const roomId of [...byRoom.keys()].sort()) {
       const indexes = byRoom.get(roomId) as number[];
       try {
-        const written = await this.appendToRoom(
-          roomId,
-          indexes.map((i) => (batch[i] as Pending).job),
-        );
-        indexes.forEach((i, k) => (outcomes[i] = written[k] as Written));
+        await this.appendSkippingGone(roomId, indexes, batch, outcomes);
       } catch (err) {
-        if (indexes.length === 1 || isDatabaseUnavailable(err)) {
-          for (const i of indexes) outcomes[i] = asError(err);
+        const left = indexes.filter((i) => outcomes[i] === undefined);
+        if (left.length === 1 || isDatabaseUnavailable(err)) {
+          for (const i of left) outcomes[i] = asError(err);
           continue;
         }
-        this.log.warn({ err, roomId, jobs: indexes.length }, 'chat batch failed; writing its jobs one by one');
-        for (const i of indexes) {
-          const job = (batch[i] as Pending).job;
-          outcomes[i] = await this.appendToRoom(roomId, [job]).then((w) => w[0] as Written, asError);
-        }
+        this.log.warn({ err, roomId, jobs: left.length }, 'chat batch failed; writing its jobs one by one');
+        for (const i of left) await this.appendSkippingGone(roomId, [i], batch, outcomes).catch((e: unknown) => (outcomes[i] = asError(e)));
       }
     }
     return outcomes;
+  }
+
+  /**
+   * Appends the jobs at `indexes` of the batch into `outcomes`. When reactions among them name
+   * events gone from the room (nothing was written then), those jobs fail with 404 and the others
+   * are appended again.
+   */
+  private async appendSkippingGone(roomId: string, indexes: number[], batch: Pending[], outcomes: (Written | Error)[]): Promise<void> {
+    let left = indexes;
+    while (left.length > 0) {
+      try {
+        const written = await this.appendToRoom(
+          roomId,
+          left.map((i) => (batch[i] as Pending).job),
+        );
+        left.forEach((i, k) => (outcomes[i] = written[k] as Written));
+        return;
+      } catch (err) {
+        if (!(err instanceof TargetsGone)) throw err;
+        const gone = new Set(err.ids);
+        const target = (i: number) => (batch[i] as Pending).job.reaction?.eventId ?? '';
+        const [refused, kept] = partition(left, (i) => gone.has(target(i)));
+        if (refused.length === 0) throw err;
+        for (const i of refused) outcomes[i] = notFound(`Event ${target(i)} not found in room ${roomId}.`);
+        left = kept;
+      }
+    }
   }
 
   /**
@@ -230,9 +251,9 @@ export class FeedWriter {
       reactions.length === 0
         ? await appendToFeed(this.db, roomId, rows, positions, count)
         : reactions.every((r) => r.reacted)
-          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(reactions, this.reactionUsersShown))
+          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(roomId, reactions, this.reactionUsersShown))
           : await this.db.transaction(async (tx) => {
-              await applyReactions(tx, reactions, this.reactionUsersShown);
+              await applyReactions(tx, roomId, reactions, this.reactionUsersShown);
               return appendToFeed(tx, roomId, rows, positions, count);
             });
     if (last === undefined) throw notFound(`Room ${roomId} not found.`);
@@ -247,6 +268,13 @@ export class FeedWriter {
   private async commitOne(p: Pending): Promise<(Written | Error)[]> {
     return [await this.db.transaction((tx) => commit(tx, p.job)).catch(asError)];
   }
+}
+
+function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of items) (test(item) ? yes : no).push(item);
+  return [yes, no];
 }
 
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));

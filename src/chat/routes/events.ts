@@ -6,6 +6,7 @@ import type { EventViews } from '../services/event-views.js';
 import type { Messages } from '../services/messages.js';
 import type { Reactions } from '../services/reactions.js';
 import type { RoomDirectory } from '../services/room-directory.js';
+import { jsonOnce } from '../../json-once.js';
 import { commandJson } from '../views.js';
 
 export interface EventRoutesDeps {
@@ -65,7 +66,9 @@ export function eventRoutes({ rooms, commands, messages, reactions, views }: Eve
       handler: async (ctx) => {
         assertActingAs(ctx, ctx.body.userid);
         const room = await rooms.require(ctx.app, param(ctx.params, 'roomid'));
-        return ok(await reactions.react(ctx.app, room, param(ctx.params, 'eventid'), ctx.body.userid, ctx.body.reaction, ctx.body.reacted));
+        const view = await reactions.react(ctx.app, room, param(ctx.params, 'eventid'), ctx.body.userid, ctx.body.reaction, ctx.body.reacted);
+        // The JSON the notification of the target's author and the live frame make of the same view.
+        return { data: null, json: jsonOnce(view) };
       },
     }),
     route({

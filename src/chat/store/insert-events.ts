@@ -114,8 +114,17 @@ const FEED_SELECT = COLUMNS.map(([name, type], k) => (name === 'seq' ? `r.last_s
 export interface AppendWith {
   name: string;
   ctes: SQL;
-  /** Referenced by the reservation, so what it reads (row locks) is taken first. */
+  /** Referenced by the reservation, so what it reads (row locks) is taken first; false writes nothing. */
   before: SQL;
+  /** The ids of the events the changes needed but did not find (a text[]): when not empty, `before` is false. */
+  gone: SQL;
+}
+
+/** Events a batch's changes apply to that are not (or no longer) in its room: nothing of the batch was written. */
+export class TargetsGone extends Error {
+  constructor(readonly ids: string[]) {
+    super(`Events gone: ${ids.join(', ')}`);
+  }
 }
 
 /**
@@ -123,10 +132,11 @@ export interface AppendWith {
  * `count` feed positions on the room row, which orders concurrent writers, and insert the rows,
  * those with a `positions` entry at `last_seq - count + position`, the others waiting (seq
  * null). Returns the room's new last seq, or undefined when the room does not exist. `along`
- * adds changes of its own to the same statement (see applyLikes).
+ * adds changes of its own to the same statement (see likesWith); when they miss events, nothing
+ * is written and it throws TargetsGone.
  */
 export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number, along?: AppendWith): Promise<number | undefined> {
-  const found = await preparedRows<{ last_seq: string | number }>(
+  const found = await preparedRows<{ last_seq: string | number | null; gone?: string[] }>(
     q,
     along?.name ?? 'chat_append_to_feed',
     sql`with ${along === undefined ? sql`` : sql`${along.ctes}, `}r as (
@@ -136,7 +146,10 @@ export async function appendToFeed(q: Queryable, roomId: string, events: ChatEve
       select ${sql.raw(FEED_SELECT)}
       from r, jsonb_array_elements(${rowsJson(events, positions)}::jsonb) as e
     )
-    select last_seq from r`,
+    ${along === undefined ? sql`select last_seq from r` : sql`select (select last_seq from r) as last_seq, ${along.gone} as gone`}`,
   );
-  return found[0] === undefined ? undefined : Number(found[0].last_seq);
+  const gone = found[0]?.gone ?? [];
+  if (gone.length > 0) throw new TargetsGone(gone);
+  const last = found[0]?.last_seq;
+  return last === undefined || last === null ? undefined : Number(last);
 }

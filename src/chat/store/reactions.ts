@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { textArray } from '../../db/arrays.js';
 import { rows, type Queryable } from '../../db/client.js';
 import type { StoredReaction } from '../types.js';
-import type { AppendWith } from './insert-events.js';
+import { type AppendWith, TargetsGone } from './insert-events.js';
 
 /** One user's reaction of one type to a chat event, set (`reacted`) or taken back. */
 export interface ReactionChange {
@@ -16,19 +16,23 @@ const pairKey = (eventId: string, type: string) => `${eventId}\u0000${type}`;
 
 /**
  * Applies a batch's reaction changes in the caller's transaction, whatever their number, in four
- * statements: lock the target events (in id order, so batches of several nodes queue instead of
- * deadlocking), add and remove the reaction rows, read the latest `shown` users of each changed
- * reaction, and write each target's summary once: its count moved by the net change (exact, as
- * every writer holds the target's lock) and its latest users. A repeated change is a no-op; of
- * one user's changes to the same reaction in a batch, the last wins. Changes to events that are
- * gone are dropped.
+ * statements: lock the target events of room `roomId` (in id order, so batches of several nodes
+ * queue instead of deadlocking), add and remove the reaction rows, read the latest `shown` users
+ * of each changed reaction, and write each target's summary once: its count moved by the net
+ * change (exact, as every writer holds the target's lock) and its latest users. A repeated change
+ * is a no-op; of one user's changes to the same reaction in a batch, the last wins. When some
+ * target is not in the room (deleted since it was checked), it throws TargetsGone before writing.
  */
-export async function applyReactions(tx: Queryable, changes: ReactionChange[], shown: number): Promise<void> {
+export async function applyReactions(tx: Queryable, roomId: string, changes: ReactionChange[], shown: number): Promise<void> {
   const eventIds = [...new Set(changes.map((c) => c.eventId))].sort();
-  const targets = await rows<{ id: string; reactions: StoredReaction[] }>(tx, sql`select id, reactions from chat_events where id = any(${textArray(eventIds)}::text[]) order by id for update`);
+  const targets = await rows<{ id: string; reactions: StoredReaction[] }>(
+    tx,
+    sql`select id, reactions from chat_events where id = any(${textArray(eventIds)}::text[]) and room_id = ${roomId} order by id for update`,
+  );
   const stored = new Map(targets.map((t) => [t.id, t.reactions]));
-  const live = lastChanges(changes).filter((c) => stored.has(c.eventId));
-  const deltas = await changeRows(tx, live);
+  const gone = eventIds.filter((id) => !stored.has(id));
+  if (gone.length > 0) throw new TargetsGone(gone);
+  const deltas = await changeRows(tx, lastChanges(changes));
   if (deltas.length === 0) return;
   const latest = await latestUsers(tx, deltas, shown);
   const summaries = new Map<string, StoredReaction[]>();
@@ -55,26 +59,37 @@ export function lastChanges(changes: ReactionChange[]): ReactionChange[] {
   return [...last.values()];
 }
 
-/** A reaction's users in the event row: the latest `shown` of `users` (a JSON array), oldest first. */
+/**
+ * A reaction's users in the event row: the latest `shown` of `users` (a JSON array), oldest first.
+ * `shown` (a setting, the same for the life of the process) is written into the text: as a
+ * parameter, the generic plan of the likes' statement would guess the limit and never be chosen.
+ */
 const latestOf = (users: SQL, shown: number) =>
-  sql`(select coalesce(jsonb_agg(q.u order by q.j), '[]'::jsonb) from (select z.u, z.j from jsonb_array_elements(${users}) with ordinality z(u, j) order by z.j desc limit ${shown}) q)`;
+  sql`(select coalesce(jsonb_agg(q.u order by q.j), '[]'::jsonb) from (select z.u, z.j from jsonb_array_elements(${users}) with ordinality z(u, j) order by z.j desc limit ${sql.raw(String(Math.trunc(shown)))}) q)`;
 
 /**
- * A batch of likes (reactions set, none taken back) as CTEs of the feed append (one statement,
- * see appendToFeed): lock the targets, insert the reaction rows, and write each target's summary
- * from its locked row: counts moved by the rows actually inserted (a repeat inserts none), the
- * listed users those of the row followed by the new ones, the latest `shown` kept. The
- * reservation of feed positions waits for the targets' update, so locks are taken targets first,
- * then the room, as every other writer of both does.
+ * A batch of likes (reactions set, none taken back) to events of room `roomId` as CTEs of the
+ * feed append (one statement, see appendToFeed): lock the targets, insert the reaction rows, and
+ * write each target's summary from its locked row: counts moved by the rows actually inserted (a
+ * repeat inserts none), the listed users those of the row followed by the new ones, the latest
+ * `shown` kept. The reservation of feed positions waits for the targets' update, so locks are
+ * taken targets first, then the room, as every other writer of both does. When some target is
+ * not in the room (deleted since it was checked), nothing is written and `gone` names it.
  */
-export function likesWith(likes: ReactionChange[], shown: number): AppendWith {
+export function likesWith(roomId: string, likes: ReactionChange[], shown: number): AppendWith {
+  // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
+  // by its length, so plans made for each batch would always look cheaper than the generic plan
+  // and the statement would be planned again every time (most of its cost).
+  const json = JSON.stringify(likes.map((c) => [c.eventId, c.type, c.userId]));
   const ctes = sql`a as (
-      select * from unnest(${textArray(likes.map((c) => c.eventId))}::text[], ${textArray(likes.map((c) => c.type))}::text[], ${textArray(likes.map((c) => c.userId))}::text[]) with ordinality as a(event_id, type, user_id, k)
+      select x.e->>0 as event_id, x.e->>1 as type, x.e->>2 as user_id, x.k from jsonb_array_elements(${json}::jsonb) with ordinality as x(e, k)
     ), t as (
-      select id, reactions from chat_events where id in (select event_id from a) order by id for update
+      select id, reactions from chat_events where id = any(array(select distinct event_id from a)) and room_id = ${roomId} order by id for update
+    ), g as (
+      select coalesce(array_agg(distinct a.event_id), '{}'::text[]) as ids from a where not exists (select 1 from t where t.id = a.event_id)
     ), i as (
       insert into chat_reactions (event_id, type, user_id)
-      select a.event_id, a.type, a.user_id from a join t on t.id = a.event_id order by a.k
+      select a.event_id, a.type, a.user_id from a join t on t.id = a.event_id where (select cardinality(ids) from g) = 0 order by a.k
       on conflict do nothing
       returning event_id, type, user_id, n
     ), d as (
@@ -99,7 +114,7 @@ export function likesWith(likes: ReactionChange[], shown: number): AppendWith {
       from s where e.id = s.id
       returning e.id
     )`;
-  return { name: 'chat_like_and_append', ctes, before: sql`(select count(*) from u) >= 0` };
+  return { name: 'chat_like_and_append', ctes, before: sql`(select count(*) from u) >= 0 and (select cardinality(ids) from g) = 0`, gone: sql`(select ids from g)` };
 }
 
 interface Delta {
