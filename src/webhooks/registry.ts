@@ -47,7 +47,7 @@ export class HookRegistry {
 
 /**
  * True when publishing an event of this app wrote a webhook_journal row: the app has an enabled
- * postpublish hook, the condition of the journal's triggers (webhook_hooked_app, migration 0003).
+ * postpublish hook, the condition the journal is written on (webhook_hooked_app, migration 0005).
  */
 export const journalled = (hooks: Webhook[]) => hooks.some((h) => h.enabled && h.type === 'postpublish');
 
