@@ -7,6 +7,7 @@
  *
  *   COMPARE=before=/path/to/old/checkout,after=.  npx tsx bench/compare.ts
  *   COMPARE=before=/old:dist,after=.:dist ROUNDS=8 DURATION=5 LOADS=post ...   # compiled (npm run build in each); POST only
+ *   DATABASE_URL_before=postgres://…/a DATABASE_URL_after=postgres://…/b ...      # each checkout on its own Postgres database
  *
  * A checkout is `name=path` (run from source through tsx) or `name=path:dist` (its built dist/).
  * LOADS picks the loads (default head,behind,post).
@@ -44,9 +45,10 @@ interface Target {
   loads: Record<LoadName, LoadOptions>;
 }
 
-/** Starts a checkout's server on the embedded default: a room ten events past a cursor, and joined speakers. */
+/** Starts a checkout's server (on the embedded default unless DATABASE_URL_{name} is set): a room ten events past a cursor, and joined speakers. */
 async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target> {
-  const server = await spawnServer({}, checkout.entry, checkout.root);
+  const database = process.env[`DATABASE_URL_${checkout.name}`];
+  const server = await spawnServer(database === undefined ? {} : { DATABASE_URL: database }, checkout.entry, checkout.root);
   const app = await benchApp(server.url);
   const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false });
   await app.call('POST', `chat/rooms/${room.id}/join`, { userid: 'poller', displayname: 'Poller' });
