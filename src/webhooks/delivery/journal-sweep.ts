@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { JournalSources } from '../../events/journal-sources.js';
 import type { Logger } from '../../logger.js';
 import { groupBy } from '../../group-by.js';
-import { deliveriesOf } from '../registry.js';
+import { deliveriesOf, hooksView } from '../registry.js';
 import { claimJournal } from '../store/deliveries.js';
 import { hooksOf } from '../store/hooks.js';
 import type { JournalRow } from '../types.js';
@@ -70,6 +70,7 @@ export class JournalSweep {
     // From the database, not the cached copy: a node that cached the app as having no hook, before
     // one was created on another node, would settle the rows with no delivery.
     const hooks = await hooksOf(this.deps.db, appId);
-    this.deps.deliveries.add({ keys, rows: events.flatMap((event) => deliveriesOf(event, hooks)) });
+    const view = hooksView(hooks);
+    this.deps.deliveries.add({ keys, views: keys.map(() => view), rows: events.flatMap((event) => deliveriesOf(event, hooks)) });
   }
 }
