@@ -7,6 +7,7 @@
  *
  *   COMPARE=before=/path/to/old/checkout,after=.  npx tsx bench/compare.ts
  *   COMPARE=before=/old:dist,after=.:dist ROUNDS=8 DURATION=5 LOADS=post ...   # compiled (npm run build in each); POST only
+ *   DATABASE_URL_before=postgres://…/a DATABASE_URL_after=postgres://…/b ...      # each checkout on its own Postgres database
  *
  * A checkout is `name=path` (run from source through tsx) or `name=path:dist` (its built dist/).
  * LOADS picks the loads (default head,behind,post).
@@ -15,7 +16,7 @@ import { resolve } from 'node:path';
 import { BUILT, FROM_SOURCE, type SpawnedServer, spawnServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
 import { load, type LoadOptions } from './lib/autocannon.js';
-import { cpuSeconds } from './lib/cpu.js';
+import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { joinSpeakers } from './lib/limits.js';
 
 const seconds = Number(process.env['DURATION'] ?? 5);
@@ -41,12 +42,15 @@ function parseCheckout(spec: string) {
 interface Target {
   name: string;
   server: SpawnedServer;
+  /** DATABASE_URL_{name}: its Postgres backends' CPU is charged to it too. */
+  database: string | undefined;
   loads: Record<LoadName, LoadOptions>;
 }
 
-/** Starts a checkout's server on the embedded default: a room ten events past a cursor, and joined speakers. */
+/** Starts a checkout's server (on the embedded default unless DATABASE_URL_{name} is set): a room ten events past a cursor, and joined speakers. */
 async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target> {
-  const server = await spawnServer({}, checkout.entry, checkout.root);
+  const database = process.env[`DATABASE_URL_${checkout.name}`];
+  const server = await spawnServer(database === undefined ? {} : { DATABASE_URL: database }, checkout.entry, checkout.root);
   const app = await benchApp(server.url);
   const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false });
   await app.call('POST', `chat/rooms/${room.id}/join`, { userid: 'poller', displayname: 'Poller' });
@@ -65,7 +69,7 @@ async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target
     connections: postConnections,
     durationSeconds: seconds,
   };
-  return { name: checkout.name, server, loads: { head: poll(head), behind: poll(behind), post } };
+  return { name: checkout.name, server, database, loads: { head: poll(head), behind: poll(behind), post } };
 }
 
 const targets: Target[] = [];
@@ -73,11 +77,18 @@ for (const checkout of checkouts) targets.push(await start(checkout));
 const runs = new Map<string, number[]>();
 const measure = async (target: Target, name: LoadName) => {
   const pid = target.server.process.pid as number;
+  const backends = target.database === undefined ? [] : await databaseBackendPids(target.database);
   const before = cpuSeconds(pid);
+  const backendsBefore = pidsCpuSeconds(backends);
   const result = await load(target.loads[name]);
-  const cpuUs = ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.answered);
-  process.stdout.write(`${target.name.padEnd(10)} ${name.padEnd(6)} ${String(result.requestsPerSec).padStart(6)} req/s  non2xx ${result.non2xx}  server CPU ${cpuUs.toFixed(1)} µs/request\n`);
-  return cpuUs;
+  const per = (seconds: number) => (seconds * 1e6) / Math.max(1, result.answered);
+  const cpuUs = per(cpuSeconds(pid) - before);
+  const postgresUs = per(cpuUsedBetween(backendsBefore, pidsCpuSeconds(backends)));
+  const postgres = target.database === undefined ? '' : `, its Postgres backends ${postgresUs.toFixed(1)} µs/request`;
+  process.stdout.write(
+    `${target.name.padEnd(10)} ${name.padEnd(6)} ${String(result.requestsPerSec).padStart(6)} req/s  non2xx ${result.non2xx}  server CPU ${cpuUs.toFixed(1)} µs/request${postgres}\n`,
+  );
+  return target.database === undefined ? { server: cpuUs } : { server: cpuUs, postgres: postgresUs };
 };
 try {
   for (const target of targets) for (const name of loads) await measure(target, name); // warm-up, not counted
@@ -87,7 +98,9 @@ try {
     for (const name of loads) {
       for (const target of order) {
         const key = `${target.name} ${name}`;
-        runs.set(key, [...(runs.get(key) ?? []), await measure(target, name)]);
+        const cpu = await measure(target, name);
+        runs.set(key, [...(runs.get(key) ?? []), cpu.server]);
+        if (cpu.postgres !== undefined) runs.set(`${key} postgres`, [...(runs.get(`${key} postgres`) ?? []), cpu.postgres]);
       }
     }
   }

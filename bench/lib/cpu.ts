@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 
 const TICKS_PER_SECOND = 100;
 
@@ -20,5 +21,41 @@ export function postgresCpuSeconds(): number {
       // the process ended while we looked
     }
   }
+  return total;
+}
+
+/**
+ * The Postgres backends connected to the database of `url` (the server's pool): their CPU
+ * (pidsCpuSeconds) is the database's work for that server, apart from other databases' on the
+ * same machine.
+ */
+export async function databaseBackendPids(url: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU seconds so far of each of these processes still running. */
+export function pidsCpuSeconds(pids: number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      seconds.set(pid, cpuSeconds(pid));
+    } catch {
+      // the backend ended (the pool let its connection go)
+    }
+  }
+  return seconds;
+}
+
+/** CPU seconds used between two samples by the processes in both (one that ended meanwhile drops out). */
+export function cpuUsedBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? seconds);
   return total;
 }

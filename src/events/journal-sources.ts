@@ -1,7 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { PublishedEvent } from './publish-hooks.js';
 
-/** What a webhook_journal row stands for (see its triggers, migration 0003). */
+/** What a webhook_journal row stands for (see migrations 0005 and 0006). */
 export type JournalKind = 'chat' | 'comment' | 'commentreaction';
 
 /**

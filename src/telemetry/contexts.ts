@@ -11,10 +11,21 @@ export interface Operation {
 }
 
 class Context {
-  readonly signals = new Map<string, Signal>();
+  /** Per kind, key → signal: keyed by the signal's own key string, not a second string combining kind and key. */
+  readonly signals: Record<SignalKind, Map<string, Signal>> = { presence: new Map(), metric: new Map(), gauge: new Map() };
   lastOperation = 0;
   /** Bumped on every applied operation: a change marker for the snapshot's cursor. */
   version = 0;
+
+  signalCount(): number {
+    return this.signals.presence.size + this.signals.metric.size + this.signals.gauge.size;
+  }
+
+  *allSignals(): Iterable<Signal> {
+    yield* this.signals.presence.values();
+    yield* this.signals.metric.values();
+    yield* this.signals.gauge.values();
+  }
 }
 
 const signalId = (kind: SignalKind, key: string) => `${kind}\u0000${key}`;
@@ -39,12 +50,13 @@ export class ContextStore {
    * the keys a context may hold does not; one on a signal held, or added earlier in the list, does.
    */
   fitting(appId: string, contextid: string, ops: readonly { kind: SignalKind; key: string }[]): boolean[] {
-    const held = this.apps.get(appId)?.get(contextid)?.signals;
+    const held = this.apps.get(appId)?.get(contextid);
+    const heldCount = held?.signalCount() ?? 0;
     const added = new Set<string>();
     return ops.map(({ kind, key }) => {
       const id = signalId(kind, key);
-      if (held?.has(id) === true || added.has(id)) return true;
-      if ((held?.size ?? 0) + added.size >= this.limits.keysPerContext) return false;
+      if (held?.signals[kind].has(key) === true || added.has(id)) return true;
+      if (heldCount + added.size >= this.limits.keysPerContext) return false;
       added.add(id);
       return true;
     });
@@ -66,12 +78,12 @@ export class ContextStore {
       context = new Context();
       contexts.set(contextid, context);
     }
-    const id = signalId(op.kind, op.key);
-    let signal = context.signals.get(id);
+    const ofKind = context.signals[op.kind];
+    let signal = ofKind.get(op.key);
     if (signal === undefined) {
-      if (context.signals.size >= this.limits.keysPerContext) return false;
+      if (context.signalCount() >= this.limits.keysPerContext) return false;
       signal = new Signal(op.key, op.kind, this.windowSeconds);
-      context.signals.set(id, signal);
+      ofKind.set(op.key, signal);
     }
     signal.apply(op.userid, op.amount, op.at, now);
     context.lastOperation = Math.max(context.lastOperation, now);
@@ -83,14 +95,14 @@ export class ContextStore {
   view(appId: string, contextid: string, now: number): { version: number; signals: SignalView[] } {
     const context = this.apps.get(appId)?.get(contextid);
     if (context === undefined) return { version: 0, signals: [] };
-    const signals = [...context.signals.values()].map((s) => s.view(now));
+    const signals = [...context.allSignals()].map((s) => s.view(now));
     signals.sort(bySignal);
     return { version: context.version, signals };
   }
 
   /** One signal's figures; undefined when the context does not hold it. */
   signalView(appId: string, contextid: string, kind: SignalKind, key: string, now: number): SignalView | undefined {
-    return this.apps.get(appId)?.get(contextid)?.signals.get(signalId(kind, key))?.view(now);
+    return this.apps.get(appId)?.get(contextid)?.signals[kind].get(key)?.view(now);
   }
 
   count(): number {
@@ -105,7 +117,7 @@ export class ContextStore {
     for (const [appId, contexts] of this.apps) {
       for (const [contextid, context] of contexts) {
         if (context.lastOperation <= idleSince) contexts.delete(contextid);
-        else for (const signal of context.signals.values()) signal.prune(now);
+        else for (const signal of context.allSignals()) signal.prune(now);
       }
       if (contexts.size === 0) this.apps.delete(appId);
     }

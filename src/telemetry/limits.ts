@@ -16,7 +16,7 @@ const count = (max: number) => v.pipe(v.string(), v.regex(/^\d+$/, 'must be a wh
 
 /** The environment variables of the telemetry limits, with their defaults. */
 export const TELEMETRY_LIMIT_ENV = {
-  TELEMETRY_MAX_CONTEXTS: v.optional(count(1_000_000), '500'),
+  TELEMETRY_MAX_CONTEXTS: v.optional(count(1_000_000), '250'),
   TELEMETRY_MAX_KEYS: v.optional(count(10_000), '100'),
   // Identifiers are stored per signal and repeated in every snapshot: 250 is the most any id of the API allows.
   TELEMETRY_MAX_KEY_LENGTH: v.optional(count(250), '128'),

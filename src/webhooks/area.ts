@@ -23,7 +23,7 @@ export function webhooksArea(core: Core): Area {
   // Prepublish hooks are sent from this thread.
   if (config.webhookDenyPrivate) denyPrivateReceivers();
   core.hooks.add(new WebhookPublishHook({ db, apps: core.apps, registry, deliveries, failureLimit: config.webhookFailureLimit, log }));
-  const sweep = new JournalSweep({ db, apps: core.apps, registry, sources: core.hooks.journal, deliveries, log });
+  const sweep = new JournalSweep({ db, apps: core.apps, sources: core.hooks.journal, deliveries, log });
   sweep.start();
   return {
     close: async () => {

@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Deliveries } from './delivery/pipeline.js';
 import { attemptRecords } from './delivery/record.js';
-import { deliveriesOf, deliveryBody, journalled, matching, type HookRegistry } from './registry.js';
+import { deliveriesOf, deliveryBody, hooksView, journalled, matching, type HookRegistry } from './registry.js';
 import { budget, send } from './delivery/sender.js';
 import * as store from './store/deliveries.js';
 import type { Webhook } from './types.js';
@@ -66,6 +66,6 @@ export class WebhookPublishHook implements PublishHook {
   }
 
   private enqueue(event: PublishedEvent, hooks: Webhook[]): void {
-    if (journalled(hooks)) this.deps.deliveries.add({ keys: [event.journalKey], rows: deliveriesOf(event, hooks) });
+    if (journalled(hooks)) this.deps.deliveries.add({ keys: [event.journalKey], views: [hooksView(hooks)], rows: deliveriesOf(event, hooks) });
   }
 }

@@ -47,9 +47,22 @@ export class HookRegistry {
 
 /**
  * True when publishing an event of this app wrote a webhook_journal row: the app has an enabled
- * postpublish hook, the condition of the journal's triggers (webhook_hooked_app, migration 0003).
+ * postpublish hook, the condition the journal is written on (webhook_hooked_app, migration 0005).
  */
 export const journalled = (hooks: Webhook[]) => hooks.some((h) => h.enabled && h.type === 'postpublish');
+
+/**
+ * The app's enabled postpublish hooks as deliveries are built from them: each id with when it
+ * was last changed (ms), in id order. The settling statement compares it with the database's
+ * (store/deliveries.ts, enqueue), so a node whose cached hooks missed a change on another node
+ * settles nothing with them.
+ */
+export const hooksView = (hooks: Webhook[]) =>
+  hooks
+    .filter((h) => h.enabled && h.type === 'postpublish')
+    .map((h) => `${h.id}@${h.whenModified.getTime()}`)
+    .sort()
+    .join(',');
 
 /** The enabled hooks of this type that subscribe to the event and whose filters it passes. */
 export function matching(hooks: Webhook[], event: PublishedEvent, type: 'prepublish' | 'postpublish'): Webhook[] {

@@ -41,7 +41,10 @@ export class WebhookService {
     if (held.length >= this.deps.maxHooks && !held.some((h) => h.label === input.label)) {
       throw conflict(`The application already has ${this.deps.maxHooks} webhooks; delete one or replace one by its label.`, { label: `would add a webhook beyond ${this.deps.maxHooks}` });
     }
-    const result = await store.upsertByLabel(this.deps.db, newId(), app.id, fields(input));
+    const result = await this.deps.db.transaction(async (tx) => {
+      await store.holdPublishing(tx);
+      return store.upsertByLabel(tx, newId(), app.id, fields(input));
+    });
     this.deps.registry.changed(app.id);
     return result;
   }
@@ -50,7 +53,10 @@ export class WebhookService {
     await this.assertReceiverAllowed(input.url);
     let hook: Webhook | undefined;
     try {
-      hook = await store.updateHook(this.deps.db, app.id, id, fields(input));
+      hook = await this.deps.db.transaction(async (tx) => {
+        await store.holdPublishing(tx);
+        return store.updateHook(tx, app.id, id, fields(input));
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`Another webhook has the label ${input.label}.`, { label: 'is already in use' });
       throw err;

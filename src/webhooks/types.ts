@@ -25,10 +25,13 @@ export interface OutboxRow extends Message {
 
 /**
  * Deliveries owed for journalled events: the events' journal keys and their rows (none for an
- * event no hook's filters pass). They are stored only with the journal rows they settle.
+ * event no hook's filters pass). They are stored only with the journal rows they settle, and
+ * only when `views[i]`, the hooks key i's rows were built from (see hooksView), is still the
+ * app's: rows built from a stale copy of the hooks leave the event to the journal sweep.
  */
 export interface Owed {
   keys: string[];
+  views: string[];
   rows: OutboxRow[];
 }
 

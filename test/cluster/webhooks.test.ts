@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uid, type Client } from '../helpers/api.js';
+import { Client, newApp, uid } from '../helpers/api.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { twoNodesForSuite } from './two-nodes.js';
 
@@ -38,4 +38,59 @@ describe('webhooks from two nodes', () => {
       await receiver.close();
     }
   }, 90_000);
+
+  it.each([
+    ['no hook yet', false],
+    ['only a hook for other events', true],
+  ])(
+    'delivers every message posted to one node after a hook created on the other was answered, while messages were being posted (the app had %s)',
+    async (_, hookedBefore) => {
+      const receiver = await startReceiver(() => 200);
+      try {
+        // An app of its own: node b caches its hooks from its first posts, before the new one.
+        const a = await newApp({}, nodes.servers[0].url);
+        const b = new Client(nodes.servers[1].url, a.appid, a.token);
+        if (hookedBefore) expect((await a.api.post('webhook/hooks', { label: 'exits', url: receiver.url, enabled: true, type: 'postpublish', events: ['chatexit'] })).status).toBe(200);
+        const roomid = (await a.api.post('chat/rooms', { name: uid('room'), enableenterandexit: false })).body.data.id as string;
+        const users = Array.from({ length: 6 }, (_, i) => uid(`flow${i}`));
+        for (const u of users) expect((await b.post(`chat/rooms/${roomid}/join`, { userid: u })).status).toBe(200);
+        let hookAnsweredAt = Infinity;
+        let stopAt = Infinity;
+        const owed: string[] = [];
+        let before = 0;
+        const loops = Promise.all(
+          users.map(async (userid) => {
+            // Within the per-user chat budget (30 in 10 s): a post every 400 ms.
+            for (let k = 0; Date.now() < stopAt; k++) {
+              const sentAt = Date.now();
+              const res = await b.post(`chat/rooms/${roomid}/command`, { userid, command: `flowing ${k}` });
+              expect(res.status).toBe(200);
+              if (sentAt > hookAnsweredAt) owed.push(res.body.data.speech.id as string);
+              else before += 1;
+              await new Promise((resolve) => setTimeout(resolve, 400));
+            }
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const hook = { label: 'flowing', url: receiver.url, enabled: true, type: 'postpublish', events: ['chatspeech'] };
+        expect((await a.api.post('webhook/hooks', hook)).status).toBe(200);
+        hookAnsweredAt = Date.now();
+        stopAt = hookAnsweredAt + 3000;
+        await loops;
+        expect(before).toBeGreaterThan(0);
+        expect(owed.length).toBeGreaterThan(20);
+        // Node b may still hold the app's hooks as none for a moment: then the journal sweep delivers (within ~12 s).
+        const deadline = Date.now() + 30_000;
+        const missing = () => {
+          const delivered = new Set(receiver.received.map((r) => r.body.data.id as string));
+          return owed.filter((id) => !delivered.has(id));
+        };
+        while (missing().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+        expect(missing(), `of ${owed.length} messages posted after the hook was created`).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    },
+    90_000,
+  );
 });

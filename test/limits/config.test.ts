@@ -24,7 +24,7 @@ describe('rate limit configuration', () => {
       wsFrames: { points: 300, seconds: 10 },
       connections: { max: undefined, perAddress: 5000 },
     });
-    expect(loadConfig({}).telemetryLimits).toEqual({ contextsPerApp: 500, keysPerContext: 100, keyLength: 128, contextIdLength: 128, opsPerBatch: 100 });
+    expect(loadConfig({}).telemetryLimits).toEqual({ contextsPerApp: 250, keysPerContext: 100, keyLength: 128, contextIdLength: 128, opsPerBatch: 100 });
   });
 
   it('reads rates as points/window and RATE_LIMITS=off', () => {

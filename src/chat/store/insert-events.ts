@@ -103,9 +103,32 @@ function rowsJson(events: ChatEvent[], positions?: (number | null)[]): string {
  * the database spends on the insert.
  */
 export async function insertEvents(q: Queryable, events: ChatEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await q.execute(sql`insert into chat_events (${sql.raw(NAMES)}) select ${sql.raw(INSERT_SELECT)} from jsonb_array_elements(${rowsJson(events)}::jsonb) as e`);
+  const first = events[0];
+  if (first === undefined) return;
+  await q.execute(
+    sql`with ins as (
+      insert into chat_events (${sql.raw(NAMES)}) select ${sql.raw(INSERT_SELECT)} from jsonb_array_elements(${rowsJson(events)}::jsonb) as e ${JOURNALLED}
+    ), ${journal(first.appId)}
+    select 1`,
+  );
 }
+
+/** What the journal needs of an inserted row. */
+const JOURNALLED = sql.raw('returning id, app_id, seq, event_type, shadowban');
+
+/**
+ * The inserted rows (`ins`) that enter the feed and that webhooks see, journalled for the
+ * postpublish hooks in the same statement (webhook_journal, migrations 0005 and 0006). An app
+ * without an enabled postpublish hook fails the one-time condition, so the statement neither
+ * reads its rows again nor writes a journal row. Every insert of chat events goes through this
+ * file: an insert that left it out would lose its events' deliveries across a crash.
+ */
+const journal = (appId: string) => sql`journal as (
+  insert into webhook_journal (key, kind, app_id)
+  select ins.id, 'chat', ins.app_id from ins
+  where webhook_hooked_app(${appId}::text) and ins.seq is not null and webhook_chat_event_seen(ins.event_type, ins.shadowban)
+  on conflict do nothing
+)`;
 
 /** The select list of appendToFeed: every column from the JSON rows, seq computed from the reservation. */
 const FEED_SELECT = COLUMNS.map(([name, type], k) => (name === 'seq' ? `r.last_seq - r.n + (e->>${POSITION})::bigint` : valueOf(k, type))).join(', ');
@@ -145,7 +168,8 @@ export async function appendToFeed(q: Queryable, roomId: string, events: ChatEve
       insert into chat_events (${sql.raw(NAMES)})
       select ${sql.raw(FEED_SELECT)}
       from r, jsonb_array_elements(${rowsJson(events, positions)}::jsonb) as e
-    )
+      ${JOURNALLED}
+    ), ${journal(events[0]?.appId ?? '')}
     ${along === undefined ? sql`select last_seq from r` : sql`select (select last_seq from r) as last_seq, ${along.gone} as gone`}`,
   );
   const gone = found[0]?.gone ?? [];

@@ -76,8 +76,9 @@ export const webhookLog = pgTable(
 );
 
 /**
- * Published events of apps with an enabled postpublish hook, written by triggers (migration
- * 0003) in the transaction that publishes them: the event's own commit records that its
+ * Published events of apps with an enabled postpublish hook, written in the transaction that
+ * publishes them (chat events by the inserting statement, comments and reactions by triggers;
+ * migrations 0005, 0006): the event's own commit records that its
  * deliveries are owed. Storing the deliveries removes the row in the same statement; a row left
  * by a crash, an outage or a dropped batch is found by the sweep and its deliveries built again.
  */

@@ -39,7 +39,7 @@ export class DeliveryThread implements Deliveries {
   private worker: Worker | undefined;
   /** Settles when the current (or last) thread has exited. */
   private exited: Promise<void> = Promise.resolve();
-  private queued: Owed = { keys: [], rows: [] };
+  private queued: Owed = { keys: [], views: [], rows: [] };
   private closing = false;
 
   constructor(
@@ -57,6 +57,7 @@ export class DeliveryThread implements Deliveries {
     }
     if (this.queued.keys.length === 0) setImmediate(() => this.flush());
     this.queued.keys.push(...owed.keys);
+    this.queued.views.push(...owed.views);
     this.queued.rows.push(...owed.rows);
   }
 
@@ -70,7 +71,7 @@ export class DeliveryThread implements Deliveries {
   private flush(): void {
     if (this.worker === undefined || this.queued.keys.length === 0) return;
     this.worker.postMessage({ owed: this.queued } satisfies ToDeliveryThread);
-    this.queued = { keys: [], rows: [] };
+    this.queued = { keys: [], views: [], rows: [] };
   }
 
   private start(): void {

@@ -3,8 +3,9 @@ import type { Db } from '../../db/client.js';
 import type { JournalSources } from '../../events/journal-sources.js';
 import type { Logger } from '../../logger.js';
 import { groupBy } from '../../group-by.js';
-import { deliveriesOf, type HookRegistry } from '../registry.js';
+import { deliveriesOf, hooksView } from '../registry.js';
 import { claimJournal } from '../store/deliveries.js';
+import { hooksOf } from '../store/hooks.js';
 import type { JournalRow } from '../types.js';
 import type { Deliveries } from './pipeline.js';
 
@@ -18,7 +19,6 @@ const HOLD_SECONDS = 60;
 export interface JournalSweepDeps {
   db: Db;
   apps: Pick<AppDirectory, 'get'>;
-  registry: Pick<HookRegistry, 'forApp'>;
   sources: JournalSources;
   deliveries: Deliveries;
   log: Logger;
@@ -67,7 +67,10 @@ export class JournalSweep {
     const keys = rows.map((r) => r.key);
     const app = await this.deps.apps.get(appId);
     const events = app === undefined ? [] : await this.deps.sources.rebuild(kind, app, keys);
-    const hooks = await this.deps.registry.forApp(appId);
-    this.deps.deliveries.add({ keys, rows: events.flatMap((event) => deliveriesOf(event, hooks)) });
+    // From the database, not the cached copy: a node that cached the app as having no hook, before
+    // one was created on another node, would settle the rows with no delivery.
+    const hooks = await hooksOf(this.deps.db, appId);
+    const view = hooksView(hooks);
+    this.deps.deliveries.add({ keys, views: keys.map(() => view), rows: events.flatMap((event) => deliveriesOf(event, hooks)) });
   }
 }

@@ -26,7 +26,7 @@ export class OutboxWriter {
   constructor(db: Db, log: Logger, worker: DeliveryWorker) {
     this.batcher = new TickBatcher(
       async (batch) => {
-        const owed = { keys: batch.flatMap((o) => o.keys), rows: batch.flatMap((o) => o.rows) };
+        const owed = { keys: batch.flatMap((o) => o.keys), views: batch.flatMap((o) => o.views), rows: batch.flatMap((o) => o.rows) };
         const held = Math.min(owed.rows.length, worker.room());
         const stored = await store.enqueue(db, owed, held, HOLD_SECONDS);
         worker.stored(owed.rows.slice(0, held).filter((row) => stored.has(row.id)));

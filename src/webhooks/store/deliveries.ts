@@ -24,7 +24,9 @@ const messageColumns = (items: Message[]) => sql`json_to_recordset(${JSON.string
 
 /**
  * Settles journalled events: removes their webhook_journal rows and stores and queues the
- * messages of the rows it removed, in one statement, whatever the number. A row another node
+ * messages of the rows it removed, in one statement, whatever the number. A row whose app's
+ * enabled postpublish hooks are no longer those its messages were built from (see hooksView)
+ * is left to the journal sweep, which builds them again from the hooks then stored. A row another node
  * settled first (the journal sweep, or the publishing node after a slow flush) is not stored
  * again. The first `held` rows are queued already claimed (first attempt, held for
  * `holdSeconds`) by the worker that will send them from memory; the rest wait for the outbox
@@ -35,8 +37,15 @@ export async function enqueue(q: Queryable, owed: Owed, held: number, holdSecond
   const stored = await preparedRows<{ id: string }>(
     q,
     'webhook_enqueue',
-    sql`with settled as (
-      delete from ${webhookJournal} where key = any(${textArray(owed.keys)}::text[]) returning key
+    sql`with views as (
+      select w.app_id, string_agg(w.id || '@' || floor(extract(epoch from w.when_modified) * 1000)::bigint, ',' order by w.id collate "C") as view
+      from ${webhooks} w where w.enabled and w.type = 'postpublish'
+        and w.app_id in (select j.app_id from ${webhookJournal} j where j.key = any(${textArray(owed.keys)}::text[]))
+      group by w.app_id
+    ), settled as (
+      delete from ${webhookJournal} j using unnest(${textArray(owed.keys)}::text[], ${textArray(owed.views)}::text[]) as o(key, view)
+      where j.key = o.key and o.view = coalesce((select v.view from views v where v.app_id = j.app_id), '')
+      returning j.key
     ), stored as (
       insert into ${webhookMessages} (id, webhook_id, app_id, event_type, body)
       select m."id", m."webhookId", m."appId", m."eventType", m."body" from ${messageColumns(owed.rows)} join settled j on j.key = m."journalKey" returning id, webhook_id

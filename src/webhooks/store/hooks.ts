@@ -1,7 +1,18 @@
 import { and, asc, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
+import type { Queryable, Tx } from '../../db/client.js';
 import { webhookLog, webhookMessages, webhookOutbox, webhooks } from '../../db/schema/index.js';
 import type { Webhook, WebhookFields } from '../types.js';
+
+/**
+ * Waits for the transactions in flight that publish (insert chat events, comments or comment
+ * reactions, or release them into the feed) and holds new ones back until the caller's
+ * transaction ends. Publishing journals its events when it sees an enabled postpublish hook
+ * (migrations 0005, 0006); a hook written under this lock is seen by every publishing statement
+ * that commits after it, so no event it matches escapes the journal. Reads go on.
+ */
+export async function holdPublishing(tx: Tx): Promise<void> {
+  await tx.execute(sql`lock table chat_events, comments, comment_reactions in share mode`);
+}
 
 /** Creates the hook, or replaces the one with the same label; `inserted` tells which. */
 export async function upsertByLabel(q: Queryable, id: string, appId: string, fields: WebhookFields): Promise<{ hook: Webhook; inserted: boolean }> {
