@@ -19,6 +19,8 @@ export type HandleConflict = 'variant' | 'reject';
 
 export interface EnsureOptions {
   onHandleTaken: HandleConflict;
+  /** What `get` just answered for the user, when the caller asked already: not looked up again. */
+  known?: { user: User | undefined };
 }
 
 export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
@@ -88,7 +90,7 @@ export class UserService {
    */
   async ensure(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
     try {
-      const known = await this.get(app, input.userid);
+      const known = options.known !== undefined ? options.known.user : await this.get(app, input.userid);
       const done = known === undefined ? await this.createAtOnce(app, input) : await this.update(app, known, input, options, false);
       if (done !== undefined) return done;
     } catch (err) {

@@ -25,17 +25,24 @@ interface Departure {
   userId: string;
 }
 
+/** An arrival as its batch's statement left it. */
+export interface Joined extends store.Arrived {
+  /** performance.now() just before the statement was sent: `room.lastSeq` covers every event committed before then. */
+  seenAt: number;
+}
+
 /** Distinct pairs once each (a statement may not change a row twice); a repeat in the same batch did not enter. */
-async function arrive(db: Db, batch: store.Arrival[]): Promise<store.Arrived[]> {
+async function arrive(db: Db, batch: store.Arrival[]): Promise<Joined[]> {
   const first = new Map<string, number>();
   batch.forEach((a, i) => first.set(memberKey(a.roomId, a.userId), first.get(memberKey(a.roomId, a.userId)) ?? i));
   const distinct = [...first.values()].map((i) => batch[i] as store.Arrival);
   const done = new Map(distinct.map((a, i) => [memberKey(a.roomId, a.userId), i]));
+  const seenAt = performance.now();
   const written = await store.arriveMany(db, distinct, new Date());
   return batch.map((a, i) => {
     const key = memberKey(a.roomId, a.userId);
     const w = written[done.get(key) as number] as store.Arrived;
-    return first.get(key) === i ? w : { ...w, entered: false };
+    return { ...w, entered: first.get(key) === i && w.entered, seenAt };
   });
 }
 
@@ -74,11 +81,11 @@ export class Participation {
   private readonly joined = new Map<string, Set<string>>();
   private readonly checking = new SingleFlight<boolean>();
   private activity = new Map<string, Set<string>>();
-  private readonly arrivals: GroupCommit<store.Arrival, store.Arrived>;
+  private readonly arrivals: GroupCommit<store.Arrival, Joined>;
   private readonly departures: GroupCommit<Departure, boolean>;
 
   constructor(private readonly deps: ParticipationDeps) {
-    this.arrivals = new GroupCommit((batch) => arrive(deps.db, batch), deps.log, 'joining rooms', commitMetrics('chat_joins'));
+    this.arrivals = new GroupCommit((batch) => this.arriveAll(batch), deps.log, 'joining rooms', commitMetrics('chat_joins'));
     this.departures = new GroupCommit((batch) => depart(deps.db, batch), deps.log, 'leaving rooms', commitMetrics('chat_exits'));
     on(deps.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
       this.joined.get(roomId)?.delete(userId);
@@ -94,7 +101,7 @@ export class Participation {
    * Starts or refreshes the session and the subscription; `entered` when the user was not in the
    * room; the room's counters as the write left them. Group-committed with other arrivals.
    */
-  async join(app: Application, room: Room, userId: string): Promise<store.Arrived> {
+  async join(app: Application, room: Room, userId: string): Promise<Joined> {
     const since = this.checking.stamp();
     const result = await this.arrivals.submit({ appId: app.id, roomId: room.id, userId, subscriptionId: newId() });
     const key = memberKey(room.id, userId);
@@ -103,8 +110,20 @@ export class Participation {
     // Checks already loading may predate the arrival, so later callers must not share them.
     this.checking.detach(key);
     if (current) this.remember(room.id, userId);
-    if (result.entered) this.deps.rooms.changed(app, room.id);
     return result;
+  }
+
+  /** The batch's arrivals; each room someone entered is announced changed once, this node keeping it with the counters the write returned. */
+  private async arriveAll(batch: store.Arrival[]): Promise<Joined[]> {
+    const since = this.deps.rooms.stamp();
+    const written = await arrive(this.deps.db, batch);
+    const entered = new Map<string, { appId: string; counters: store.RoomCounters }>();
+    batch.forEach((a, i) => {
+      const w = written[i] as Joined;
+      if (w.entered) entered.set(a.roomId, { appId: a.appId, counters: w.room });
+    });
+    for (const [roomId, { appId, counters }] of entered) this.deps.rooms.countersMoved(appId, roomId, counters, since);
+    return written;
   }
 
   /** Ends the session and the subscription; true when the user was in the room. */

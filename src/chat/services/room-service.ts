@@ -118,14 +118,17 @@ export class RoomService {
     }
     if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
     if (room.enableProfanityFilter) assertCleanName(input);
-    const user = await this.deps.users.ensure(app, input, { onHandleTaken: 'variant' });
-    const { entered, subscription, room: counters } = await this.deps.participation.join(app, room, user.userId);
+    const user = await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } });
+    const { entered, subscription, room: counters, seenAt } = await this.deps.participation.join(app, room, user.userId);
     const announced = entered && room.enableEnterAndExit;
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
     const joined = announced ? await this.deps.rooms.fresh(app, room.id) : { ...room, ...counters };
     // A user new to the app has nothing only they see: they get the page the crowd joining with them shares.
-    const latest = existing === undefined ? await this.deps.feeds.latestShared(app, joined, limit, since) : await this.deps.feeds.latest(app, joined, limit, user.userId);
+    const latest =
+      existing === undefined && !announced
+        ? await this.deps.feeds.latestShared(app, joined, limit, since, { seq: counters.lastSeq, seenAt })
+        : await this.deps.feeds.latest(app, joined, limit, user.userId);
     return { user, subscription, room: joined, latest };
   }
 

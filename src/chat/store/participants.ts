@@ -110,6 +110,8 @@ export interface Arrival {
 export interface RoomCounters {
   inRoom: number;
   lastMessageAt: Date | null;
+  /** The feed's head as the statement saw it: every event committed before the statement began is at or below it. */
+  lastSeq: number;
 }
 
 export interface Arrived {
@@ -150,7 +152,7 @@ export async function arriveMany(q: Queryable, arrivals: Arrival[], now: Date): 
       where r.id = d.room_id
       returning r.id, r.in_room
     )
-    select s.id, s.app_id, s.room_id, s.user_id, s.persist, s.added, s.updated, p.entered, coalesce(c.in_room, r.in_room) as in_room, r.last_message_at
+    select s.id, s.app_id, s.room_id, s.user_id, s.persist, s.added, s.updated, p.entered, coalesce(c.in_room, r.in_room) as in_room, r.last_message_at, r.last_seq
     from s join p on p.room_id = s.room_id and p.user_id = s.user_id
     left join chat_rooms r on r.id = s.room_id
     left join c on c.id = s.room_id`,
@@ -167,7 +169,7 @@ export async function arriveMany(q: Queryable, arrivals: Arrival[], now: Date): 
       added: at(f['added']),
       updated: at(f['updated']),
     };
-    return { entered: f['entered'] === true, subscription, room: { inRoom: Number(f['in_room'] ?? 0), lastMessageAt: atOrNull(f['last_message_at']) } };
+    return { entered: f['entered'] === true, subscription, room: { inRoom: Number(f['in_room'] ?? 0), lastMessageAt: atOrNull(f['last_message_at']), lastSeq: Number(f['last_seq'] ?? 0) } };
   });
 }
 
