@@ -225,7 +225,7 @@ interface Lookup {
   userId: string;
 }
 
-type NewUser = Parameters<typeof store.insertUser>[1];
+type NewUser = store.NewUserRow;
 
 function newUserRow(app: Application, input: UserInput, handle: string): NewUser {
   return {
