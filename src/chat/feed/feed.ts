@@ -6,7 +6,7 @@ import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
-import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
+import { displayable, feedAfter, feedBefore, feedTail, latestDisplayable } from '../store/events.js';
 import { lastSeq } from '../store/rooms.js';
 import type { Room } from '../types.js';
 import { eventsPage, type EventView } from '../views.js';
@@ -112,7 +112,7 @@ export class RoomFeeds {
   }
 
   private async latestUpTo(app: Application, roomId: string, limit: number, viewer: string | undefined, head: number): Promise<LatestPage> {
-    const rows = await feedBefore(this.deps.db, roomId, displayable(viewer), head + 1, limit + 1);
+    const rows = viewer === undefined ? await latestDisplayable(this.deps.db, roomId, head + 1, limit + 1) : await feedBefore(this.deps.db, roomId, displayable(viewer), head + 1, limit + 1);
     const more = rows.length > limit;
     const page = more ? rows.slice(1) : rows;
     return { events: await this.deps.views.views(app, page, viewer), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };

@@ -111,14 +111,16 @@ export class RoomService {
   /** Joins the user (made or updated from `input`); answers with the room as it now is and its newest `limit` events. */
   async join(app: Application, room: Room, input: UserInput, limit: number) {
     const since = performance.now();
-    const existing = await this.deps.users.get(app, input.userid);
+    if (room.enableProfanityFilter) assertCleanName(input);
+    if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
+    // A fan new to the app is created at once and has nothing to check; anyone else is read first.
+    const created = await this.deps.users.createIfNew(app, input);
+    const existing = created === undefined ? await this.deps.users.get(app, input.userid) : undefined;
     if (existing !== undefined && effectActive(existing.banned, existing.bannedUntil)) throw forbidden(`User ${input.userid} is banned.`);
     if (existing !== undefined && (await this.deps.effects.has(app, room.id, input.userid, 'bounce'))) {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
-    if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
-    if (room.enableProfanityFilter) assertCleanName(input);
-    const user = await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } });
+    const user = created ?? (await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } }));
     const { entered, subscription, room: counters, seenAt } = await this.deps.participation.join(app, room, user.userId);
     const announced = entered && room.enableEnterAndExit;
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
