@@ -110,13 +110,22 @@ export class UserService {
   }
 
   /**
-   * A user the pool does not hold yet, created from `input` with the handle it asks for (or one
-   * made from the name), group-committed with others: a crowd of new fans costs one insert per
-   * batch and no read. Undefined when this node knows the user, or the id or that handle is taken.
+   * The row a user new to the pool would be created with (the handle asked for, or one made from
+   * the name), for a statement that creates them beside other writes (see `created`); undefined
+   * when this node knows the user already.
    */
-  async createIfNew(app: Application, input: UserInput): Promise<User | undefined> {
-    if (this.cache.peek(cacheKey(app, input.userid)) !== undefined) return undefined;
-    return this.createAtOnce(app, input);
+  newcomer(app: Application, input: UserInput): NewUser | undefined {
+    return this.cache.peek(cacheKey(app, input.userid)) !== undefined ? undefined : newUserRow(app, input, firstHandle(input));
+  }
+
+  /** Take before writing a `newcomer`. */
+  stamp(): number {
+    return this.cache.stamp();
+  }
+
+  /** After another statement created the user (a `newcomer`, `stamp` taken before it): announced and kept, as `write` does. */
+  created(app: Application, user: User, stamp: number): void {
+    this.cache.changed(app.id, cacheKey(app, user.userId), user, stamp);
   }
 
   async setEffect(app: Application, userId: string, effect: 'banned' | 'shadowBanned' | 'muted', on: boolean, expireSeconds: number | undefined): Promise<User> {
@@ -162,9 +171,7 @@ export class UserService {
 
   /** The new user with the handle asked for (or made from the name), group-committed; undefined when the id or the handle is taken. */
   private async createAtOnce(app: Application, input: UserInput): Promise<User | undefined> {
-    const handle = input.handle !== undefined && input.handle !== '' ? input.handle : handleFrom(input.displayname || input.userid);
-    assertValidHandle(handle);
-    return this.write(app, () => this.creations.submit(newUserRow(app, input, handle)));
+    return this.write(app, () => this.creations.submit(newUserRow(app, input, firstHandle(input))));
   }
 
   private async create(app: Application, input: UserInput, options: EnsureOptions, contended: boolean): Promise<User> {
@@ -236,6 +243,13 @@ interface Lookup {
 }
 
 type NewUser = store.NewUserRow;
+
+/** The handle a new user gets at first: the one asked for, or one made from the name. */
+function firstHandle(input: UserInput): string {
+  const handle = input.handle !== undefined && input.handle !== '' ? input.handle : handleFrom(input.displayname || input.userid);
+  assertValidHandle(handle);
+  return handle;
+}
 
 function newUserRow(app: Application, input: UserInput, handle: string): NewUser {
   return {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import { textArray } from '../db/arrays.js';
 import { preparedRows, rows, type Queryable } from '../db/client.js';
 import { likeEscape } from '../db/like.js';
@@ -25,7 +25,7 @@ const at = (value: unknown): Date => (value instanceof Date ? value : new Date(S
 const atOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : at(value));
 
 /** A row of USER_COLUMNS as `User` (its timestamps as dates, whichever driver parsed them). */
-function userOfRow(r: User): User {
+export function userOfRow(r: User): User {
   return { ...r, bannedUntil: atOrNull(r.bannedUntil), shadowBannedUntil: atOrNull(r.shadowBannedUntil), mutedUntil: atOrNull(r.mutedUntil), added: at(r.added), whenModified: at(r.whenModified) };
 }
 
@@ -68,18 +68,21 @@ export async function insertUser(q: Queryable, row: typeof users.$inferInsert): 
 
 /** Several new users in one named statement; a row whose user id or handle is taken is skipped (not returned). */
 export async function insertUsers(q: Queryable, rows: NewUserRow[]): Promise<User[]> {
+  return (await preparedRows<User>(q, 'users_insert_many', insertingUsers(rows))).map(userOfRow);
+}
+
+/**
+ * The statement inserting new users (skipping those whose id or handle is taken) and returning
+ * them under the names of `User`; another statement may run it as a common table expression.
+ */
+export function insertingUsers(rows: NewUserRow[]): SQL {
   const column = (pick: (r: NewUserRow) => string) => sql`${textArray(rows.map(pick))}::text[]`;
-  const created = await preparedRows<User>(
-    q,
-    'users_insert_many',
-    sql`insert into users (pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
-      select pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags::jsonb
-      from unnest(${column((r) => r.pool)}, ${column((r) => r.userId)}, ${column((r) => r.handle)}, ${column((r) => r.handleLower)}, ${column((r) => r.displayName)}, ${column((r) => r.pictureUrl)}, ${column((r) => r.profileUrl)}, ${column((r) => r.role)}, ${column((r) => JSON.stringify(r.customTags))})
-        as n(pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
-      on conflict do nothing
-      returning ${USER_COLUMNS}`,
-  );
-  return created.map(userOfRow);
+  return sql`insert into users (pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
+    select pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags::jsonb
+    from unnest(${column((r) => r.pool)}, ${column((r) => r.userId)}, ${column((r) => r.handle)}, ${column((r) => r.handleLower)}, ${column((r) => r.displayName)}, ${column((r) => r.pictureUrl)}, ${column((r) => r.profileUrl)}, ${column((r) => r.role)}, ${column((r) => JSON.stringify(r.customTags))})
+      as n(pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
+    on conflict do nothing
+    returning ${USER_COLUMNS}`;
 }
 
 /** What a new user is created with; the rest takes the table's defaults. */

@@ -113,15 +113,18 @@ export class RoomService {
     const since = performance.now();
     if (room.enableProfanityFilter) assertCleanName(input);
     if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
-    // A fan new to the app is created at once and has nothing to check; anyone else is read first.
-    const created = await this.deps.users.createIfNew(app, input);
-    const existing = created === undefined ? await this.deps.users.get(app, input.userid) : undefined;
+    // A fan new to the app is created and joined by one statement and has nothing to check; anyone else is read first.
+    const newcomer = this.deps.users.newcomer(app, input);
+    const stamp = this.deps.users.stamp();
+    const fresh = newcomer === undefined ? undefined : await this.deps.participation.joinNew(app, room, newcomer);
+    if (fresh !== undefined) this.deps.users.created(app, fresh.user, stamp);
+    const existing = fresh === undefined ? await this.deps.users.get(app, input.userid) : undefined;
     if (existing !== undefined && effectActive(existing.banned, existing.bannedUntil)) throw forbidden(`User ${input.userid} is banned.`);
     if (existing !== undefined && (await this.deps.effects.has(app, room.id, input.userid, 'bounce'))) {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
-    const user = created ?? (await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } }));
-    const { entered, subscription, room: counters, seenAt } = await this.deps.participation.join(app, room, user.userId);
+    const user = fresh?.user ?? (await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } }));
+    const { entered, subscription, room: counters, seenAt } = fresh?.joined ?? (await this.deps.participation.join(app, room, user.userId));
     const announced = entered && room.enableEnterAndExit;
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
