@@ -71,4 +71,19 @@ describe('a crowd of new fans joining a busy room', () => {
     expect((await api.post(`chat/rooms/${room.id}/join`, { userid: 'count50' })).body.data.room.inroom).toBe(100);
     expect((await api.get(`chat/rooms/${room.id}/updates`)).body.data.room.inroom).toBe(100);
   });
+
+  it('gives new fans asking for the same handle at once that handle once and free variants to the others, each fan created and joined once', async () => {
+    const { api } = own.app;
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const handle = `chant${Date.now() % 100000}`;
+    const crowd = fans(`same${Date.now() % 100000}x`, 30);
+    const answers = await Promise.all(crowd.map((userid) => api.post(`chat/rooms/${room.id}/join`, { userid, handle })));
+    for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const handles = answers.map((res) => res.body.data.user.handle as string);
+    expect(new Set(handles).size).toBe(30);
+    expect(handles.filter((h) => h === handle)).toHaveLength(1);
+    for (const h of handles) expect(h).toMatch(new RegExp(`^${handle}\\d{0,2}$`));
+    expect(answers.map((res) => res.body.data.user.userid).sort()).toEqual([...crowd].sort());
+    expect((await api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(30);
+  });
 });
