@@ -23,12 +23,15 @@ describe('joining over two nodes', () => {
     expect((await nodes.b.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(0);
   });
 
-  it('shows the exact inroom in updates on both nodes after a crowd joined through both', async () => {
+  it('shows the exact inroom in updates on both nodes after a crowd joined through both, and after half of it left through both', async () => {
     const room = await makeRoom(nodes.a.api, { enableenterandexit: false });
     // Both nodes hold the room in memory before the crowd comes.
     for (const api of [nodes.a.api, nodes.b]) expect((await api.get(`chat/rooms/${room.id}/updates`)).body.data.room.inroom).toBe(0);
     const fans = Array.from({ length: 100 }, (_, i) => `both${Date.now()}x${i}`);
     await Promise.all(fans.map((userid, i) => join(i % 2 === 0 ? nodes.a.api : nodes.b, room.id, userid)));
     for (const api of [nodes.a.api, nodes.b]) expect((await api.get(`chat/rooms/${room.id}/updates`)).body.data.room.inroom).toBe(100);
+    // Half leave through both nodes, each of them twice at once.
+    await Promise.all(fans.slice(0, 50).flatMap((userid) => [nodes.a.api, nodes.b].map((api) => api.post(`chat/rooms/${room.id}/exit`, { userid }))));
+    for (const api of [nodes.a.api, nodes.b]) expect((await api.get(`chat/rooms/${room.id}/updates`)).body.data.room.inroom).toBe(50);
   }, 60_000);
 });

@@ -23,6 +23,7 @@ const ROOMS_REMEMBERED = 20_000;
 const memberKey = (roomId: string, userId: string) => `${roomId}/${userId}`;
 
 interface Departure {
+  appId: string;
   roomId: string;
   userId: string;
 }
@@ -72,13 +73,12 @@ async function arriveNew(db: Db, batch: store.Newcomer[]): Promise<(NewcomerJoin
   });
 }
 
-async function depart(db: Db, batch: Departure[]): Promise<boolean[]> {
-  const first = new Map<string, number>();
-  batch.forEach((d, i) => first.set(memberKey(d.roomId, d.userId), first.get(memberKey(d.roomId, d.userId)) ?? i));
-  const distinct = [...first.values()].map((i) => batch[i] as Departure);
+/** Per departure, the room's counters as its statement left them when the user was in the room (a repeat in the same batch was not). */
+async function depart(db: Db, batch: Departure[]): Promise<(store.RoomCounters | undefined)[]> {
+  const { first, distinct } = firstOfEach(batch);
   const gone = await store.departMany(db, distinct);
-  const wasIn = new Map(distinct.map((d, i) => [memberKey(d.roomId, d.userId), gone[i] === true]));
-  return batch.map((d, i) => first.get(memberKey(d.roomId, d.userId)) === i && wasIn.get(memberKey(d.roomId, d.userId)) === true);
+  const left = new Map(distinct.map((d, i) => [memberKey(d.roomId, d.userId), gone[i]]));
+  return batch.map((d, i) => (first.get(memberKey(d.roomId, d.userId)) === i ? left.get(memberKey(d.roomId, d.userId)) : undefined));
 }
 
 export interface ParticipationDeps {
@@ -109,12 +109,12 @@ export class Participation {
   private activity = new Map<string, Set<string>>();
   private readonly arrivals: GroupCommit<store.Arrival, Joined>;
   private readonly newcomers: GroupCommit<store.Newcomer, NewcomerJoined | undefined>;
-  private readonly departures: GroupCommit<Departure, boolean>;
+  private readonly departures: GroupCommit<Departure, store.RoomCounters | undefined>;
 
   constructor(private readonly deps: ParticipationDeps) {
     this.arrivals = new GroupCommit((batch) => this.arriveAll(batch), deps.log, 'joining rooms', commitMetrics('chat_joins'));
     this.newcomers = new GroupCommit((batch) => this.arriveNewAll(batch), deps.log, 'joining new users', commitMetrics('chat_joins_new'));
-    this.departures = new GroupCommit((batch) => depart(deps.db, batch), deps.log, 'leaving rooms', commitMetrics('chat_exits'));
+    this.departures = new GroupCommit((batch) => this.departAll(batch), deps.log, 'leaving rooms', commitMetrics('chat_exits'));
     on(deps.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
       this.joined.get(roomId)?.delete(userId);
       this.checking.invalidate(memberKey(roomId, userId));
@@ -165,6 +165,17 @@ export class Participation {
     return written;
   }
 
+  private async departAll(batch: Departure[]): Promise<(store.RoomCounters | undefined)[]> {
+    const since = this.deps.rooms.stamp();
+    const written = await depart(this.deps.db, batch);
+    this.roomsMoved(
+      batch,
+      written.map((room) => (room === undefined ? undefined : { room })),
+      since,
+    );
+    return written;
+  }
+
   private async arriveNewAll(batch: store.Newcomer[]): Promise<(NewcomerJoined | undefined)[]> {
     const since = this.deps.rooms.stamp();
     const written = await arriveNew(this.deps.db, batch);
@@ -176,21 +187,24 @@ export class Participation {
     return written;
   }
 
-  /** Each room someone of the batch entered is announced changed once, this node keeping it with the counters the write returned. */
-  private roomsMoved(batch: store.Arrival[], written: (Joined | undefined)[], since: number): void {
-    const entered = new Map<string, { appId: string; counters: store.RoomCounters }>();
+  /**
+   * Each room whose count the batch moved (someone entered, or left) is announced changed once,
+   * this node keeping it with the counters the write returned.
+   */
+  private roomsMoved(batch: { appId: string; roomId: string }[], written: ({ entered?: boolean; room: store.RoomCounters } | undefined)[], since: number): void {
+    const moved = new Map<string, { appId: string; counters: store.RoomCounters }>();
     batch.forEach((a, i) => {
       const w = written[i];
-      if (w?.entered === true) entered.set(a.roomId, { appId: a.appId, counters: w.room });
+      if (w !== undefined && w.entered !== false) moved.set(a.roomId, { appId: a.appId, counters: w.room });
     });
-    for (const [roomId, { appId, counters }] of entered) this.deps.rooms.countersMoved(appId, roomId, counters, since);
+    for (const [roomId, { appId, counters }] of moved) this.deps.rooms.countersMoved(appId, roomId, counters, since);
   }
 
   /** Ends the session and the subscription; true when the user was in the room. */
   async leave(app: Application, room: Room, userId: string): Promise<boolean> {
-    const left = await this.departures.submit({ roomId: room.id, userId });
-    this.forget(app, room.id, userId);
-    return left;
+    const left = await this.departures.submit({ appId: app.id, roomId: room.id, userId });
+    send(this.deps.bus, app.id, internal.participantLeft, [room.id, userId]);
+    return left !== undefined;
   }
 
   async touch(app: Application, room: Room, userId: string): Promise<Subscription> {

@@ -220,9 +220,13 @@ export async function arriveNewMany(q: Queryable, newcomers: Newcomer[], now: Da
   return newcomers.map((c) => byKey.get(`${c.roomId}/${c.userId}`));
 }
 
-/** Ends the sessions and subscriptions of distinct (room, user) pairs in one statement, each room's `in_room` moved once; per pair, whether it was in the room. */
-export async function departMany(q: Queryable, departures: { roomId: string; userId: string }[]): Promise<boolean[]> {
-  const found = await preparedRows<{ room_id: string; user_id: string }>(
+/**
+ * Ends the sessions and subscriptions of distinct (room, user) pairs in one statement, each
+ * room's `in_room` moved once; per pair, the room's counters as the statement left them when the
+ * user was in the room, else undefined.
+ */
+export async function departMany(q: Queryable, departures: { roomId: string; userId: string }[]): Promise<(RoomCounters | undefined)[]> {
+  const found = await preparedRows<Record<string, unknown>>(
     q,
     'chat_depart_many',
     sql`with a as (
@@ -236,9 +240,12 @@ export async function departMany(q: Queryable, departures: { roomId: string; use
       update chat_rooms r set in_room = greatest(r.in_room - d.n, 0)
       from (select room_id, count(*)::int as n from p group by room_id) d
       where r.id = d.room_id
+      returning r.id, r.in_room, r.last_message_at, r.last_seq
     )
-    select room_id, user_id from p`,
+    select p.room_id, p.user_id, c.in_room, c.last_message_at, c.last_seq from p left join c on c.id = p.room_id`,
   );
-  const gone = new Set(found.map((f) => `${f.room_id}/${f.user_id}`));
-  return departures.map((d) => gone.has(`${d.roomId}/${d.userId}`));
+  const gone = new Map(
+    found.map((f) => [`${String(f['room_id'])}/${String(f['user_id'])}`, { inRoom: Number(f['in_room'] ?? 0), lastMessageAt: atOrNull(f['last_message_at']), lastSeq: Number(f['last_seq'] ?? 0) }]),
+  );
+  return departures.map((d) => gone.get(`${d.roomId}/${d.userId}`));
 }
