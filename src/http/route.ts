@@ -3,6 +3,7 @@ import type { WriteLimit } from '../limits/config.js';
 import type { Logger } from '../logger.js';
 import type { Actor, Application, TokenScope } from '../apps/types.js';
 import type { AnySchema } from './validation.js';
+import type { JsonPieces } from './envelope.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -32,8 +33,8 @@ export interface RequestContext<Body = unknown, Query = unknown> {
 
 export interface Reply {
   data: unknown;
-  /** When set, `data` already serialized to JSON: sent as is (hot cached reads). */
-  json?: string;
+  /** When set, `data` already serialized to JSON: sent as is (hot cached reads), whole or in pieces. */
+  json?: string | JsonPieces;
   message?: string;
   status?: number;
 }

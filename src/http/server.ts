@@ -10,7 +10,7 @@ import { RequestMetrics } from '../metrics/http.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
-import { envelope, envelopeAroundJson } from './envelope.js';
+import { envelope, envelopeAroundJson, envelopeAroundPieces } from './envelope.js';
 import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
@@ -90,7 +90,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       state.aborted = true;
     });
     let matched: RouteDef | undefined;
-    const respond = (status: number, body: string, extra?: [string, string][], close = false) => {
+    const respond = (status: number, body: string | Buffer, extra?: [string, string][], close = false) => {
       send(res, state, status, body, incoming.requestId, allowOrigin, extra, close);
       const ms = performance.now() - state.started;
       metrics.observe(matched, status, ms);
@@ -206,10 +206,11 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
 
 const presentsCredentials = (incoming: Incoming) => incoming.apiToken !== '' || incoming.manageToken !== '' || incoming.authorization !== '';
 
-function replyBody(status: number, reply: Reply): string {
+function replyBody(status: number, reply: Reply): string | Buffer {
   if (status === 204) return '';
   const message = reply.message ?? '';
-  return reply.json !== undefined ? envelopeAroundJson(status, message, reply.json) : envelope(status, message, reply.data);
+  if (reply.json === undefined) return envelope(status, message, reply.data);
+  return typeof reply.json === 'string' ? envelopeAroundJson(status, message, reply.json) : envelopeAroundPieces(status, message, reply.json);
 }
 
 function parseJsonBody(text: string): unknown {
@@ -225,7 +226,7 @@ function parseJsonBody(text: string): unknown {
 }
 
 /** `close`: the connection is closed after the answer (uWS then sends `Connection: close`). */
-function send(res: HttpResponse, state: State, status: number, body: string, requestId: string, allowOrigin: string, extra: [string, string][] | undefined, close: boolean): void {
+function send(res: HttpResponse, state: State, status: number, body: string | Buffer, requestId: string, allowOrigin: string, extra: [string, string][] | undefined, close: boolean): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));

@@ -19,6 +19,8 @@ export type HandleConflict = 'variant' | 'reject';
 
 export interface EnsureOptions {
   onHandleTaken: HandleConflict;
+  /** What `get` just answered for the user, when the caller asked already: not looked up again. */
+  known?: { user: User | undefined };
 }
 
 export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
@@ -88,7 +90,7 @@ export class UserService {
    */
   async ensure(app: Application, input: UserInput, options: EnsureOptions): Promise<User> {
     try {
-      const known = await this.get(app, input.userid);
+      const known = options.known !== undefined ? options.known.user : await this.get(app, input.userid);
       const done = known === undefined ? await this.createAtOnce(app, input) : await this.update(app, known, input, options, false);
       if (done !== undefined) return done;
     } catch (err) {
@@ -105,6 +107,25 @@ export class UserService {
       }
     }
     throw conflict('The user is being changed by concurrent requests; try again.');
+  }
+
+  /**
+   * The row a user new to the pool would be created with (the handle asked for, or one made from
+   * the name), for a statement that creates them beside other writes (see `created`); undefined
+   * when this node knows the user already.
+   */
+  newcomer(app: Application, input: UserInput): NewUser | undefined {
+    return this.cache.peek(cacheKey(app, input.userid)) !== undefined ? undefined : newUserRow(app, input, firstHandle(input));
+  }
+
+  /** Take before writing a `newcomer`. */
+  stamp(): number {
+    return this.cache.stamp();
+  }
+
+  /** After another statement created the user (a `newcomer`, `stamp` taken before it): announced and kept, as `write` does. */
+  created(app: Application, user: User, stamp: number): void {
+    this.cache.changed(app.id, cacheKey(app, user.userId), user, stamp);
   }
 
   async setEffect(app: Application, userId: string, effect: 'banned' | 'shadowBanned' | 'muted', on: boolean, expireSeconds: number | undefined): Promise<User> {
@@ -150,9 +171,7 @@ export class UserService {
 
   /** The new user with the handle asked for (or made from the name), group-committed; undefined when the id or the handle is taken. */
   private async createAtOnce(app: Application, input: UserInput): Promise<User | undefined> {
-    const handle = input.handle !== undefined && input.handle !== '' ? input.handle : handleFrom(input.displayname || input.userid);
-    assertValidHandle(handle);
-    return this.write(app, () => this.creations.submit(newUserRow(app, input, handle)));
+    return this.write(app, () => this.creations.submit(newUserRow(app, input, firstHandle(input))));
   }
 
   private async create(app: Application, input: UserInput, options: EnsureOptions, contended: boolean): Promise<User> {
@@ -223,7 +242,14 @@ interface Lookup {
   userId: string;
 }
 
-type NewUser = Parameters<typeof store.insertUser>[1];
+type NewUser = store.NewUserRow;
+
+/** The handle a new user gets at first: the one asked for, or one made from the name. */
+function firstHandle(input: UserInput): string {
+  const handle = input.handle !== undefined && input.handle !== '' ? input.handle : handleFrom(input.displayname || input.userid);
+  assertValidHandle(handle);
+  return handle;
+}
 
 function newUserRow(app: Application, input: UserInput, handle: string): NewUser {
   return {

@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
-import { rows, type Queryable } from '../db/client.js';
+import { and, asc, eq, gt, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { textArray } from '../db/arrays.js';
+import { preparedRows, rows, type Queryable } from '../db/client.js';
 import { likeEscape } from '../db/like.js';
 import { userReports, users } from '../db/schema/index.js';
 import type { UserReportEntry } from '../db/schema/users.js';
@@ -15,12 +16,24 @@ export async function findUser(q: Queryable, pool: string, userId: string): Prom
   return row;
 }
 
+/** The columns of `users` under the names of `User`, for the hot statements run without drizzle's builder and mapping. */
+const USER_COLUMNS = sql.raw(
+  `pool, user_id as "userId", handle, handle_lower as "handleLower", display_name as "displayName", picture_url as "pictureUrl", profile_url as "profileUrl", role, custom_tags as "customTags", banned, banned_until as "bannedUntil", shadow_banned as "shadowBanned", shadow_banned_until as "shadowBannedUntil", muted, muted_until as "mutedUntil", reports, added, when_modified as "whenModified"`,
+);
+
+const at = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+const atOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : at(value));
+
+/** A row of USER_COLUMNS as `User` (its timestamps as dates, whichever driver parsed them). */
+export function userOfRow(r: User): User {
+  return { ...r, bannedUntil: atOrNull(r.bannedUntil), shadowBannedUntil: atOrNull(r.shadowBannedUntil), mutedUntil: atOrNull(r.mutedUntil), added: at(r.added), whenModified: at(r.whenModified) };
+}
+
+/** Users of a pool by id, in one named statement (a crowd's cache misses, the authors of a page). */
 export async function findUsers(q: Queryable, pool: string, userIds: string[]): Promise<User[]> {
   if (userIds.length === 0) return [];
-  return q
-    .select()
-    .from(users)
-    .where(and(eq(users.pool, pool), inArray(users.userId, userIds)));
+  const found = await preparedRows<User>(q, 'users_find_many', sql`select ${USER_COLUMNS} from users where pool = ${pool} and user_id = any(${textArray(userIds)}::text[])`);
+  return found.map(userOfRow);
 }
 
 /** Of the candidate handles, those held by someone other than `userId`. */
@@ -53,9 +66,36 @@ export async function insertUser(q: Queryable, row: typeof users.$inferInsert): 
   return created;
 }
 
-/** Several new users in one statement; a row whose user id or handle is taken is skipped (not returned). */
-export async function insertUsers(q: Queryable, rows: (typeof users.$inferInsert)[]): Promise<User[]> {
-  return q.insert(users).values(rows).onConflictDoNothing().returning();
+/** Several new users in one named statement; a row whose user id or handle is taken is skipped (not returned). */
+export async function insertUsers(q: Queryable, rows: NewUserRow[]): Promise<User[]> {
+  return (await preparedRows<User>(q, 'users_insert_many', insertingUsers(rows))).map(userOfRow);
+}
+
+/**
+ * The statement inserting new users (skipping those whose id or handle is taken) and returning
+ * them under the names of `User`; another statement may run it as a common table expression.
+ */
+export function insertingUsers(rows: NewUserRow[]): SQL {
+  const column = (pick: (r: NewUserRow) => string) => sql`${textArray(rows.map(pick))}::text[]`;
+  return sql`insert into users (pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
+    select pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags::jsonb
+    from unnest(${column((r) => r.pool)}, ${column((r) => r.userId)}, ${column((r) => r.handle)}, ${column((r) => r.handleLower)}, ${column((r) => r.displayName)}, ${column((r) => r.pictureUrl)}, ${column((r) => r.profileUrl)}, ${column((r) => r.role)}, ${column((r) => JSON.stringify(r.customTags))})
+      as n(pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
+    on conflict do nothing
+    returning ${USER_COLUMNS}`;
+}
+
+/** What a new user is created with; the rest takes the table's defaults. */
+export interface NewUserRow {
+  pool: string;
+  userId: string;
+  handle: string;
+  handleLower: string;
+  displayName: string;
+  pictureUrl: string;
+  profileUrl: string;
+  role: string;
+  customTags: string[];
 }
 
 export async function updateUser(q: Queryable, pool: string, userId: string, patch: UserPatch): Promise<User | undefined> {

@@ -6,7 +6,7 @@ import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
-import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
+import { displayable, feedAfter, feedBefore, feedTail, latestDisplayable } from '../store/events.js';
 import { lastSeq } from '../store/rooms.js';
 import type { Room } from '../types.js';
 import { eventsPage, type EventView } from '../views.js';
@@ -31,13 +31,19 @@ export interface FeedRead {
   more: boolean;
 }
 
-/** The newest displayable events; `json` is the page (list.chatevents) when made once for many. */
+/** The newest displayable events; `bytes` is the page (list.chatevents) as JSON when made once for many. */
 export interface LatestPage {
   events: EventView[];
   cursor: string;
   more: boolean;
   oldestSeq: number;
-  json?: string;
+  bytes?: Buffer;
+}
+
+/** The feed's head `seq` as seen at `seenAt` (performance.now()): every event committed before then is at or below it. */
+export interface FeedHead {
+  seq: number;
+  seenAt: number;
 }
 
 const visible = (view: EventView, viewer: string | undefined) => !view.shadowban || (viewer !== undefined && view.userid === viewer);
@@ -56,7 +62,7 @@ export class RoomFeeds {
   private readonly leases: FeedLeases;
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
-  private readonly sharedLatest = new Map<string, { started: number; page: Promise<LatestPage> }>();
+  private readonly sharedLatest = new Map<string, { seenAt: number; page: Promise<LatestPage> }>();
 
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
@@ -84,29 +90,32 @@ export class RoomFeeds {
 
   /** The newest displayable events, oldest first, and the cursor that continues after them. */
   async latest(app: Application, room: Room, limit: number, viewer: string | undefined): Promise<LatestPage> {
-    const head = await lastSeq(this.deps.db, room.id);
-    const rows = await feedBefore(this.deps.db, room.id, displayable(viewer), head + 1, limit + 1);
-    const more = rows.length > limit;
-    const page = more ? rows.slice(1) : rows;
-    return { events: await this.deps.views.views(app, page, viewer), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
+    return this.latestUpTo(app, room.id, limit, viewer, await lastSeq(this.deps.db, room.id));
   }
 
   /**
    * `latest` as everyone without a view of their own sees it (no shadow-banned or reacted events
-   * of theirs: a user new to the app), with the page's JSON. A crowd joining at once shares one
-   * read and one serialisation: a caller takes a read that started after its own request did
-   * (`since`, performance.now()), so it sees every event committed before that request.
+   * of theirs: a user new to the app), with the page's JSON, up to the feed's head as a join's
+   * statement saw it (`head`). A crowd joining at once shares one read and one serialisation: a
+   * caller takes a page whose head was seen after its own request began (`since`,
+   * performance.now()), so it holds every event committed before that request.
    */
-  async latestShared(app: Application, room: Room, limit: number, since: number): Promise<LatestPage> {
+  async latestShared(app: Application, room: Room, limit: number, since: number, head: FeedHead): Promise<LatestPage> {
     const key = `${room.id}/${limit}`;
     const running = this.sharedLatest.get(key);
-    if (running !== undefined && running.started >= since) return running.page;
-    const started = performance.now();
-    const page = this.latest(app, room, limit, undefined).then((l) => ({ ...l, json: JSON.stringify(eventsPage(null, l.events, l.cursor, l.more)) }));
+    if (running !== undefined && running.seenAt >= since) return running.page;
+    const page = this.latestUpTo(app, room.id, limit, undefined, head.seq).then((l) => ({ ...l, bytes: Buffer.from(JSON.stringify(eventsPage(null, l.events, l.cursor, l.more))) }));
     if (this.sharedLatest.size >= MAX_RINGS) this.sharedLatest.clear();
-    this.sharedLatest.set(key, { started, page });
+    this.sharedLatest.set(key, { seenAt: head.seenAt, page });
     page.catch(() => this.sharedLatest.delete(key));
     return page;
+  }
+
+  private async latestUpTo(app: Application, roomId: string, limit: number, viewer: string | undefined, head: number): Promise<LatestPage> {
+    const rows = viewer === undefined ? await latestDisplayable(this.deps.db, roomId, head + 1, limit + 1) : await feedBefore(this.deps.db, roomId, displayable(viewer), head + 1, limit + 1);
+    const more = rows.length > limit;
+    const page = more ? rows.slice(1) : rows;
+    return { events: await this.deps.views.views(app, page, viewer), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
   }
 
   /** Every feed event after `cursor`, oldest first (non-displayable ones too). */

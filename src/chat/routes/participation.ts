@@ -26,9 +26,13 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
     const { limit, userid, role, ...fields } = ctx.body;
     assertActingAs(ctx, userid);
     const { user, room, latest, subscription } = await roomService.join(app, found, { userid, ...fields, role: roleIfTrusted(ctx, role) }, limit);
-    // Assembled around the events page, which a crowd joining together shares already serialised.
-    const events = latest.json ?? JSON.stringify(eventsPage(null, latest.events, latest.cursor, latest.more));
-    const json = `{"kind":"chat.joinroom","user":${JSON.stringify(userView(user))},"room":${JSON.stringify(roomView(room))},"eventscursor":${events},"previouseventscursor":${JSON.stringify(latest.more ? beforeCursor(latest.oldestSeq) : '')},"subscription":${JSON.stringify(subscriptionView(subscription, room))}}`;
+    // Assembled around the events page, which a crowd joining together shares as one Buffer, copied into each answer.
+    const events = latest.bytes ?? JSON.stringify(eventsPage(null, latest.events, latest.cursor, latest.more));
+    const json = [
+      `{"kind":"chat.joinroom","user":${JSON.stringify(userView(user))},"room":${JSON.stringify(roomView(room))},"eventscursor":`,
+      events,
+      `,"previouseventscursor":${JSON.stringify(latest.more ? beforeCursor(latest.oldestSeq) : '')},"subscription":${JSON.stringify(subscriptionView(subscription, room))}}`,
+    ];
     return { data: null, json };
   };
 

@@ -8,6 +8,8 @@ import { SingleFlight } from '../../single-flight.js';
 import * as store from '../store/participants.js';
 import { addInRoom } from '../store/rooms.js';
 import type { Room, Subscription } from '../types.js';
+import type { NewUserRow } from '../../users/store.js';
+import type { User } from '../../users/types.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
@@ -21,31 +23,62 @@ const ROOMS_REMEMBERED = 20_000;
 const memberKey = (roomId: string, userId: string) => `${roomId}/${userId}`;
 
 interface Departure {
+  appId: string;
   roomId: string;
   userId: string;
 }
 
-/** Distinct pairs once each (a statement may not change a row twice); a repeat in the same batch did not enter. */
-async function arrive(db: Db, batch: store.Arrival[]): Promise<store.Arrived[]> {
+/** An arrival as its batch's statement left it. */
+export interface Joined extends store.Arrived {
+  /** performance.now() just before the statement was sent: `room.lastSeq` covers every event committed before then. */
+  seenAt: number;
+}
+
+/** Where each (room, user) pair of a batch first comes, and the distinct pairs (a statement may not change a row twice). */
+function firstOfEach<A extends { roomId: string; userId: string }>(batch: A[]): { first: Map<string, number>; distinct: A[] } {
   const first = new Map<string, number>();
   batch.forEach((a, i) => first.set(memberKey(a.roomId, a.userId), first.get(memberKey(a.roomId, a.userId)) ?? i));
-  const distinct = [...first.values()].map((i) => batch[i] as store.Arrival);
+  return { first, distinct: [...first.values()].map((i) => batch[i] as A) };
+}
+
+/** A user new to the pool, created and joined by one statement. */
+export interface NewcomerJoined {
+  user: User;
+  joined: Joined;
+}
+
+/** Distinct pairs once each; a repeat in the same batch did not enter. */
+async function arrive(db: Db, batch: store.Arrival[]): Promise<Joined[]> {
+  const { first, distinct } = firstOfEach(batch);
   const done = new Map(distinct.map((a, i) => [memberKey(a.roomId, a.userId), i]));
+  const seenAt = performance.now();
   const written = await store.arriveMany(db, distinct, new Date());
   return batch.map((a, i) => {
     const key = memberKey(a.roomId, a.userId);
     const w = written[done.get(key) as number] as store.Arrived;
-    return first.get(key) === i ? w : { ...w, entered: false };
+    return { ...w, entered: first.get(key) === i && w.entered, seenAt };
   });
 }
 
-async function depart(db: Db, batch: Departure[]): Promise<boolean[]> {
-  const first = new Map<string, number>();
-  batch.forEach((d, i) => first.set(memberKey(d.roomId, d.userId), first.get(memberKey(d.roomId, d.userId)) ?? i));
-  const distinct = [...first.values()].map((i) => batch[i] as Departure);
+/** Distinct pairs once each; a repeat in the same batch is answered undefined (it then joins as anyone else). */
+async function arriveNew(db: Db, batch: store.Newcomer[]): Promise<(NewcomerJoined | undefined)[]> {
+  const { first, distinct } = firstOfEach(batch);
+  const seenAt = performance.now();
+  const written = await store.arriveNewMany(db, distinct, new Date());
+  const done = new Map(distinct.map((c, i) => [memberKey(c.roomId, c.userId), written[i]]));
+  return batch.map((c, i) => {
+    const key = memberKey(c.roomId, c.userId);
+    const w = first.get(key) === i ? done.get(key) : undefined;
+    return w === undefined ? undefined : { user: w.user, joined: { ...w.arrived, seenAt } };
+  });
+}
+
+/** Per departure, the room's counters as its statement left them when the user was in the room (a repeat in the same batch was not). */
+async function depart(db: Db, batch: Departure[]): Promise<(store.RoomCounters | undefined)[]> {
+  const { first, distinct } = firstOfEach(batch);
   const gone = await store.departMany(db, distinct);
-  const wasIn = new Map(distinct.map((d, i) => [memberKey(d.roomId, d.userId), gone[i] === true]));
-  return batch.map((d, i) => first.get(memberKey(d.roomId, d.userId)) === i && wasIn.get(memberKey(d.roomId, d.userId)) === true);
+  const left = new Map(distinct.map((d, i) => [memberKey(d.roomId, d.userId), gone[i]]));
+  return batch.map((d, i) => (first.get(memberKey(d.roomId, d.userId)) === i ? left.get(memberKey(d.roomId, d.userId)) : undefined));
 }
 
 export interface ParticipationDeps {
@@ -74,12 +107,14 @@ export class Participation {
   private readonly joined = new Map<string, Set<string>>();
   private readonly checking = new SingleFlight<boolean>();
   private activity = new Map<string, Set<string>>();
-  private readonly arrivals: GroupCommit<store.Arrival, store.Arrived>;
-  private readonly departures: GroupCommit<Departure, boolean>;
+  private readonly arrivals: GroupCommit<store.Arrival, Joined>;
+  private readonly newcomers: GroupCommit<store.Newcomer, NewcomerJoined | undefined>;
+  private readonly departures: GroupCommit<Departure, store.RoomCounters | undefined>;
 
   constructor(private readonly deps: ParticipationDeps) {
-    this.arrivals = new GroupCommit((batch) => arrive(deps.db, batch), deps.log, 'joining rooms', commitMetrics('chat_joins'));
-    this.departures = new GroupCommit((batch) => depart(deps.db, batch), deps.log, 'leaving rooms', commitMetrics('chat_exits'));
+    this.arrivals = new GroupCommit((batch) => this.arriveAll(batch), deps.log, 'joining rooms', commitMetrics('chat_joins'));
+    this.newcomers = new GroupCommit((batch) => this.arriveNewAll(batch), deps.log, 'joining new users', commitMetrics('chat_joins_new'));
+    this.departures = new GroupCommit((batch) => this.departAll(batch), deps.log, 'leaving rooms', commitMetrics('chat_exits'));
     on(deps.bus, internal.participantLeft, (_appId, [roomId, userId]) => {
       this.joined.get(roomId)?.delete(userId);
       this.checking.invalidate(memberKey(roomId, userId));
@@ -94,24 +129,82 @@ export class Participation {
    * Starts or refreshes the session and the subscription; `entered` when the user was not in the
    * room; the room's counters as the write left them. Group-committed with other arrivals.
    */
-  async join(app: Application, room: Room, userId: string): Promise<store.Arrived> {
+  async join(app: Application, room: Room, userId: string): Promise<Joined> {
     const since = this.checking.stamp();
     const result = await this.arrivals.submit({ appId: app.id, roomId: room.id, userId, subscriptionId: newId() });
-    const key = memberKey(room.id, userId);
+    this.arrived(room.id, userId, since);
+    return result;
+  }
+
+  /**
+   * `join` for a user new to the pool (`user`, the row to create), created by the same statement
+   * as the arrivals of other newcomers at once; undefined when the id or the handle turned out
+   * taken (nothing written: the caller joins them as anyone else).
+   */
+  async joinNew(app: Application, room: Room, user: NewUserRow): Promise<NewcomerJoined | undefined> {
+    const since = this.checking.stamp();
+    const result = await this.newcomers.submit({ appId: app.id, roomId: room.id, userId: user.userId, subscriptionId: newId(), user });
+    if (result !== undefined) this.arrived(room.id, user.userId, since);
+    return result;
+  }
+
+  /** After an arrival's write (`since` stamped before it): the membership is remembered. */
+  private arrived(roomId: string, userId: string, since: number): void {
+    const key = memberKey(roomId, userId);
     // A departure announced during the write may be newer than it: then the next check reads the database.
     const current = this.checking.unchangedSince(key, since);
     // Checks already loading may predate the arrival, so later callers must not share them.
     this.checking.detach(key);
-    if (current) this.remember(room.id, userId);
-    if (result.entered) this.deps.rooms.changed(app, room.id);
-    return result;
+    if (current) this.remember(roomId, userId);
+  }
+
+  private async arriveAll(batch: store.Arrival[]): Promise<Joined[]> {
+    const since = this.deps.rooms.stamp();
+    const written = await arrive(this.deps.db, batch);
+    this.roomsMoved(batch, written, since);
+    return written;
+  }
+
+  private async departAll(batch: Departure[]): Promise<(store.RoomCounters | undefined)[]> {
+    const since = this.deps.rooms.stamp();
+    const written = await depart(this.deps.db, batch);
+    this.roomsMoved(
+      batch,
+      written.map((room) => (room === undefined ? undefined : { room })),
+      since,
+    );
+    return written;
+  }
+
+  private async arriveNewAll(batch: store.Newcomer[]): Promise<(NewcomerJoined | undefined)[]> {
+    const since = this.deps.rooms.stamp();
+    const written = await arriveNew(this.deps.db, batch);
+    this.roomsMoved(
+      batch,
+      written.map((w) => w?.joined),
+      since,
+    );
+    return written;
+  }
+
+  /**
+   * Each room whose count the batch moved (someone entered, or left) is announced changed once,
+   * this node keeping it with the counters the write returned.
+   */
+  private roomsMoved(batch: { appId: string; roomId: string }[], written: ({ entered?: boolean; room: store.RoomCounters } | undefined)[], since: number): void {
+    const moved = new Map<string, { appId: string; counters: store.RoomCounters }>();
+    batch.forEach((a, i) => {
+      const w = written[i];
+      if (w !== undefined && w.entered !== false) moved.set(a.roomId, { appId: a.appId, counters: w.room });
+    });
+    for (const [roomId, { appId, counters }] of moved) this.deps.rooms.countersMoved(appId, roomId, counters, since);
   }
 
   /** Ends the session and the subscription; true when the user was in the room. */
   async leave(app: Application, room: Room, userId: string): Promise<boolean> {
-    const left = await this.departures.submit({ roomId: room.id, userId });
-    this.forget(app, room.id, userId);
-    return left;
+    const left = await this.departures.submit({ appId: app.id, roomId: room.id, userId });
+    send(this.deps.bus, app.id, internal.participantLeft, [room.id, userId]);
+    return left !== undefined;
   }
 
   async touch(app: Application, room: Room, userId: string): Promise<Subscription> {

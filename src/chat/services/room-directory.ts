@@ -6,6 +6,7 @@ import { SingleFlight } from '../../single-flight.js';
 import { internal } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
 import { findRoom, findRoomAnyApp, findRoomByCustomId } from '../store/rooms.js';
+import type { RoomCounters } from '../store/participants.js';
 import type { Room } from '../types.js';
 import { roomView, type RoomView } from '../views.js';
 
@@ -72,6 +73,22 @@ export class RoomDirectory {
 
   changed(app: Application, roomId: string): void {
     this.cache.invalidate(app.id, roomId);
+  }
+
+  /** For `countersMoved`: taken before the write. */
+  stamp(): number {
+    return this.cache.stamp();
+  }
+
+  /**
+   * After a write that moved the room's counters (a batch of joins): every node drops the room,
+   * this one keeps it with the counters the write returned (unless a change heard during the write
+   * may be newer), so the crowd's next requests need not read the room again.
+   */
+  countersMoved(appId: string, roomId: string, counters: RoomCounters, stamp: number): void {
+    const entry = this.cache.peek(roomId);
+    if (entry === undefined || entry.room.appId !== appId) this.cache.invalidate(appId, roomId);
+    else this.cache.changed(appId, roomId, entryOf({ ...entry.room, ...counters }), stamp);
   }
 
   private async load(app: Application, roomId: string): Promise<Cached | undefined> {

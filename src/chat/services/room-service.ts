@@ -111,21 +111,29 @@ export class RoomService {
   /** Joins the user (made or updated from `input`); answers with the room as it now is and its newest `limit` events. */
   async join(app: Application, room: Room, input: UserInput, limit: number) {
     const since = performance.now();
-    const existing = await this.deps.users.get(app, input.userid);
+    if (room.enableProfanityFilter) assertCleanName(input);
+    if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
+    // A fan new to the app is created and joined by one statement and has nothing to check; anyone else is read first.
+    const newcomer = this.deps.users.newcomer(app, input);
+    const stamp = this.deps.users.stamp();
+    const fresh = newcomer === undefined ? undefined : await this.deps.participation.joinNew(app, room, newcomer);
+    if (fresh !== undefined) this.deps.users.created(app, fresh.user, stamp);
+    const existing = fresh === undefined ? await this.deps.users.get(app, input.userid) : undefined;
     if (existing !== undefined && effectActive(existing.banned, existing.bannedUntil)) throw forbidden(`User ${input.userid} is banned.`);
     if (existing !== undefined && (await this.deps.effects.has(app, room.id, input.userid, 'bounce'))) {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
-    if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
-    if (room.enableProfanityFilter) assertCleanName(input);
-    const user = await this.deps.users.ensure(app, input, { onHandleTaken: 'variant' });
-    const { entered, subscription, room: counters } = await this.deps.participation.join(app, room, user.userId);
+    const user = fresh?.user ?? (await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } }));
+    const { entered, subscription, room: counters, seenAt } = fresh?.joined ?? (await this.deps.participation.join(app, room, user.userId));
     const announced = entered && room.enableEnterAndExit;
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
     const joined = announced ? await this.deps.rooms.fresh(app, room.id) : { ...room, ...counters };
     // A user new to the app has nothing only they see: they get the page the crowd joining with them shares.
-    const latest = existing === undefined ? await this.deps.feeds.latestShared(app, joined, limit, since) : await this.deps.feeds.latest(app, joined, limit, user.userId);
+    const latest =
+      existing === undefined && !announced
+        ? await this.deps.feeds.latestShared(app, joined, limit, since, { seq: counters.lastSeq, seenAt })
+        : await this.deps.feeds.latest(app, joined, limit, user.userId);
     return { user, subscription, room: joined, latest };
   }
 

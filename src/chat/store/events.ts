@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
-import { deletedCount, rows, type Queryable } from '../../db/client.js';
+import { deletedCount, preparedRows, rows, type Queryable } from '../../db/client.js';
+import { tableRows } from '../../db/table-rows.js';
 import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
@@ -126,6 +127,18 @@ export async function feedBefore(q: Queryable, roomId: string, where: EventFilte
     .orderBy(desc(chatEvents.seq))
     .limit(limit);
   return found.reverse();
+}
+
+const EVENT_ROWS = tableRows(chatEvents);
+
+/** `feedBefore` of the displayable events everyone sees, as a named statement: the page a crowd joining at once shares. */
+export async function latestDisplayable(q: Queryable, roomId: string, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
+  const found = await preparedRows<Record<string, unknown>>(
+    q,
+    'chat_latest_displayable',
+    sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${and(eq(chatEvents.roomId, roomId), displayable(undefined), lt(chatEvents.seq, beforeSeq))} order by ${chatEvents.seq} desc limit ${limit}`,
+  );
+  return found.map(EVENT_ROWS.of).reverse();
 }
 
 /** Every stored event of the room (waiting ones too), newest `limit` before id `beforeId`, oldest first. */

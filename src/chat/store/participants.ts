@@ -1,9 +1,11 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { textArray } from '../../db/arrays.js';
 import { preparedRows, rows, type Queryable } from '../../db/client.js';
 import { chatParticipants, chatRoomPermissions, chatRooms, chatSubscriptions } from '../../db/schema/chat.js';
 import { newId } from '../../ids.js';
 import type { Participant, Subscription } from '../types.js';
+import { insertingUsers, userOfRow, type NewUserRow } from '../../users/store.js';
+import type { User } from '../../users/types.js';
 
 /** Starts (or refreshes) a session; true when the user was not in the room before. */
 export async function upsertParticipant(q: Queryable, appId: string, roomId: string, userId: string, now: Date): Promise<boolean> {
@@ -110,6 +112,8 @@ export interface Arrival {
 export interface RoomCounters {
   inRoom: number;
   lastMessageAt: Date | null;
+  /** The feed's head as the statement saw it: every event committed before the statement began is at or below it. */
+  lastSeq: number;
 }
 
 export interface Arrived {
@@ -120,6 +124,49 @@ export interface Arrived {
 
 const at = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
 const atOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : at(value));
+
+/** The writes of arrivals `a` (app_id, room_id, user_id, sub_id, in key order): sessions (`p`), subscriptions (`s`), each room's `in_room` moved once (`c`). */
+function arrivalWrites(now: Date): SQL {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return sql`p as (
+      insert into chat_participants (app_id, room_id, user_id, added, last_seen)
+      select app_id, room_id, user_id, ${at}, ${at} from a
+      on conflict (room_id, user_id) do update set last_seen = excluded.last_seen
+      returning room_id, user_id, xmax = 0 as entered
+    ), s as (
+      insert into chat_subscriptions (id, app_id, room_id, user_id, added, updated)
+      select sub_id, app_id, room_id, user_id, ${at}, ${at} from a
+      on conflict (room_id, user_id) do update set updated = excluded.updated
+      returning id, app_id, room_id, user_id, persist, added, updated
+    ), c as (
+      update chat_rooms r set in_room = greatest(r.in_room + d.n, 0)
+      from (select room_id, count(*)::int as n from p where entered group by room_id) d
+      where r.id = d.room_id
+      returning r.id, r.in_room
+    )`;
+}
+
+/** What each arrival's row carries back (its subscription, whether it entered, the room's counters), named apart from a user's columns. */
+const ARRIVED_COLUMNS = sql.raw(
+  `s.id as sub_id, s.app_id as sub_app_id, s.room_id as sub_room_id, s.user_id as sub_user_id, s.persist as sub_persist, s.added as sub_added, s.updated as sub_updated, p.entered as sub_entered, coalesce(c.in_room, r.in_room) as room_in_room, r.last_message_at as room_last_message_at, r.last_seq as room_last_seq`,
+);
+const ARRIVED_FROM = sql.raw(`s join p on p.room_id = s.room_id and p.user_id = s.user_id
+    left join chat_rooms r on r.id = s.room_id
+    left join c on c.id = s.room_id`);
+
+function arrivedOf(f: Record<string, unknown>): Arrived {
+  const subscription: Subscription = {
+    id: String(f['sub_id']),
+    appId: String(f['sub_app_id']),
+    roomId: String(f['sub_room_id']),
+    userId: String(f['sub_user_id']),
+    persist: f['sub_persist'] === true,
+    added: at(f['sub_added']),
+    updated: at(f['sub_updated']),
+  };
+  const room = { inRoom: Number(f['room_in_room'] ?? 0), lastMessageAt: atOrNull(f['room_last_message_at']), lastSeq: Number(f['room_last_seq'] ?? 0) };
+  return { entered: f['sub_entered'] === true, subscription, room };
+}
 
 /**
  * Starts or refreshes the sessions and subscriptions of distinct (room, user) pairs in one
@@ -134,46 +181,52 @@ export async function arriveMany(q: Queryable, arrivals: Arrival[], now: Date): 
     sql`with a as (
       select * from unnest(${textArray(arrivals.map((a) => a.appId))}::text[], ${textArray(arrivals.map((a) => a.roomId))}::text[], ${textArray(arrivals.map((a) => a.userId))}::text[], ${textArray(arrivals.map((a) => a.subscriptionId))}::text[]) as a(app_id, room_id, user_id, sub_id)
       order by room_id, user_id
-    ), p as (
-      insert into chat_participants (app_id, room_id, user_id, added, last_seen)
-      select app_id, room_id, user_id, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz from a
-      on conflict (room_id, user_id) do update set last_seen = excluded.last_seen
-      returning room_id, user_id, xmax = 0 as entered
-    ), s as (
-      insert into chat_subscriptions (id, app_id, room_id, user_id, added, updated)
-      select sub_id, app_id, room_id, user_id, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz from a
-      on conflict (room_id, user_id) do update set updated = excluded.updated
-      returning id, app_id, room_id, user_id, persist, added, updated
-    ), c as (
-      update chat_rooms r set in_room = greatest(r.in_room + d.n, 0)
-      from (select room_id, count(*)::int as n from p where entered group by room_id) d
-      where r.id = d.room_id
-      returning r.id, r.in_room
-    )
-    select s.id, s.app_id, s.room_id, s.user_id, s.persist, s.added, s.updated, p.entered, coalesce(c.in_room, r.in_room) as in_room, r.last_message_at
-    from s join p on p.room_id = s.room_id and p.user_id = s.user_id
-    left join chat_rooms r on r.id = s.room_id
-    left join c on c.id = s.room_id`,
+    ), ${arrivalWrites(now)}
+    select ${ARRIVED_COLUMNS} from ${ARRIVED_FROM}`,
   );
-  const byKey = new Map(found.map((f) => [`${String(f['room_id'])}/${String(f['user_id'])}`, f]));
-  return arrivals.map((a) => {
-    const f = byKey.get(`${a.roomId}/${a.userId}`) as Record<string, unknown>;
-    const subscription: Subscription = {
-      id: String(f['id']),
-      appId: String(f['app_id']),
-      roomId: a.roomId,
-      userId: a.userId,
-      persist: f['persist'] === true,
-      added: at(f['added']),
-      updated: at(f['updated']),
-    };
-    return { entered: f['entered'] === true, subscription, room: { inRoom: Number(f['in_room'] ?? 0), lastMessageAt: atOrNull(f['last_message_at']) } };
-  });
+  const byKey = new Map(found.map((f) => [`${String(f['sub_room_id'])}/${String(f['sub_user_id'])}`, arrivedOf(f)]));
+  return arrivals.map((a) => byKey.get(`${a.roomId}/${a.userId}`) as Arrived);
 }
 
-/** Ends the sessions and subscriptions of distinct (room, user) pairs in one statement, each room's `in_room` moved once; per pair, whether it was in the room. */
-export async function departMany(q: Queryable, departures: { roomId: string; userId: string }[]): Promise<boolean[]> {
-  const found = await preparedRows<{ room_id: string; user_id: string }>(
+/** An arrival of a user new to the pool, created by the same statement. */
+export interface Newcomer extends Arrival {
+  user: NewUserRow;
+}
+
+/**
+ * `arriveMany` for users new to the pool, created in the same statement: a crowd of new fans
+ * costs one statement per batch. A newcomer whose id or handle turned out taken is neither
+ * created nor arrived (undefined). Distinct (room, user) pairs, each user with one row.
+ */
+export async function arriveNewMany(q: Queryable, newcomers: Newcomer[], now: Date): Promise<({ user: User; arrived: Arrived } | undefined)[]> {
+  const users = [...new Map(newcomers.map((c) => [`${c.user.pool}\u0000${c.userId}`, c.user])).values()];
+  const found = await preparedRows<Record<string, unknown>>(
+    q,
+    'chat_arrive_new_many',
+    sql`with n as (${insertingUsers(users)}), a as (
+      select i.app_id, i.room_id, i.user_id, i.sub_id
+      from unnest(${textArray(newcomers.map((c) => c.appId))}::text[], ${textArray(newcomers.map((c) => c.roomId))}::text[], ${textArray(newcomers.map((c) => c.userId))}::text[], ${textArray(newcomers.map((c) => c.subscriptionId))}::text[], ${textArray(newcomers.map((c) => c.user.pool))}::text[]) as i(app_id, room_id, user_id, sub_id, pool)
+      join n on n.pool = i.pool and n."userId" = i.user_id
+      order by i.room_id, i.user_id
+    ), ${arrivalWrites(now)}
+    select n.*, ${ARRIVED_COLUMNS} from n join (${ARRIVED_FROM}) on s.user_id = n."userId"`,
+  );
+  const byKey = new Map(
+    found.map((f) => {
+      const user = Object.fromEntries(Object.entries(f).filter(([k]) => !k.startsWith('sub_') && !k.startsWith('room_'))) as User;
+      return [`${String(f['sub_room_id'])}/${String(f['sub_user_id'])}`, { user: userOfRow(user), arrived: arrivedOf(f) }];
+    }),
+  );
+  return newcomers.map((c) => byKey.get(`${c.roomId}/${c.userId}`));
+}
+
+/**
+ * Ends the sessions and subscriptions of distinct (room, user) pairs in one statement, each
+ * room's `in_room` moved once; per pair, the room's counters as the statement left them when the
+ * user was in the room, else undefined.
+ */
+export async function departMany(q: Queryable, departures: { roomId: string; userId: string }[]): Promise<(RoomCounters | undefined)[]> {
+  const found = await preparedRows<Record<string, unknown>>(
     q,
     'chat_depart_many',
     sql`with a as (
@@ -187,9 +240,12 @@ export async function departMany(q: Queryable, departures: { roomId: string; use
       update chat_rooms r set in_room = greatest(r.in_room - d.n, 0)
       from (select room_id, count(*)::int as n from p group by room_id) d
       where r.id = d.room_id
+      returning r.id, r.in_room, r.last_message_at, r.last_seq
     )
-    select room_id, user_id from p`,
+    select p.room_id, p.user_id, c.in_room, c.last_message_at, c.last_seq from p left join c on c.id = p.room_id`,
   );
-  const gone = new Set(found.map((f) => `${f.room_id}/${f.user_id}`));
-  return departures.map((d) => gone.has(`${d.roomId}/${d.userId}`));
+  const gone = new Map(
+    found.map((f) => [`${String(f['room_id'])}/${String(f['user_id'])}`, { inRoom: Number(f['in_room'] ?? 0), lastMessageAt: atOrNull(f['last_message_at']), lastSeq: Number(f['last_seq'] ?? 0) }]),
+  );
+  return departures.map((d) => gone.get(`${d.roomId}/${d.userId}`));
 }
