@@ -6,14 +6,19 @@ import { twoNodesForSuite } from './two-nodes.js';
 describe('a crowd on one comment through two nodes', () => {
   const nodes = twoNodesForSuite({ redis: true });
 
-  it('counts each fan once, with the same vote or like sent to both nodes at once, and both nodes read the same', async () => {
+  /** A comment in a fresh conversation and `n` fans (users) ready to vote on it. */
+  async function hotComment(prefix: string, n: number): Promise<{ path: string; fans: string[] }> {
     const { api } = nodes.a;
-    const conversationid = `crowd-${Date.now()}`;
+    const conversationid = `${prefix}-${Date.now()}`;
     await api.post('comment/conversations', { conversationid, property: 'p', moderation: 'post' });
     const comment = (await api.post(`comment/conversations/${conversationid}/comments`, { userid: 'author', displayname: 'Author', body: 'hot take' })).body.data;
-    const fans = Array.from({ length: 200 }, (_, i) => `fan${i}`);
+    const fans = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
     await inBatches(fans.length, 50, (i) => api.post(`user/users/${fans[i]}`, { displayname: `Fan ${i}` }));
-    const path = `comment/conversations/${conversationid}/comments/${comment.id}`;
+    return { path: `comment/conversations/${conversationid}/comments/${comment.id}`, fans };
+  }
+
+  it('counts each fan once, with the same vote or like sent to both nodes at once, and both nodes read the same', async () => {
+    const { path, fans } = await hotComment('fan', 200);
     const results = await Promise.all(
       fans.flatMap((userid, i) =>
         [nodes.a.api, nodes.b].flatMap((node) => [node.post(`${path}/vote`, { userid, vote: i % 4 === 0 ? 'down' : 'up' }), node.post(`${path}/react`, { userid, reaction: 'like', reacted: true })]),
@@ -33,13 +38,9 @@ describe('a crowd on one comment through two nodes', () => {
 
   it('stays exact when each fan changes side on one node while taking the vote back on the other at once: every count matches the rows', async () => {
     const { api } = nodes.a;
-    const conversationid = `sides-${Date.now()}`;
-    await api.post('comment/conversations', { conversationid, property: 'p', moderation: 'post' });
-    const comment = (await api.post(`comment/conversations/${conversationid}/comments`, { userid: 'author', displayname: 'Author', body: 'hot take' })).body.data;
-    const fans = Array.from({ length: 150 }, (_, i) => `side${i}`);
-    await inBatches(fans.length, 50, (i) => api.post(`user/users/${fans[i]}`, { displayname: `Side ${i}` }));
-    const path = `comment/conversations/${conversationid}/comments/${comment.id}`;
-    const race = (votes: [string, string]) => Promise.all(fans.flatMap((userid) => [nodes.a.api.post(`${path}/vote`, { userid, vote: votes[0] }), nodes.b.post(`${path}/vote`, { userid, vote: votes[1] })]));
+    const { path, fans } = await hotComment('side', 150);
+    const race = (votes: [string, string]) =>
+      Promise.all(fans.flatMap((userid) => [nodes.a.api.post(`${path}/vote`, { userid, vote: votes[0] }), nodes.b.post(`${path}/vote`, { userid, vote: votes[1] })]));
     for (const answers of [await race(['up', 'up']), await race(['down', 'none']), await race(['up', 'none']), await race(['none', 'down'])]) expect(answers.every((r) => r.status === 200)).toBe(true);
     const up = await allPages(api, `${path}/votes`, 'vote=up&limit=200', 'users');
     const down = await allPages(api, `${path}/votes`, 'vote=down&limit=200', 'users');

@@ -44,7 +44,9 @@ describe('REACTION_TYPES_MAX', () => {
 
   it('of 12 new types sent at once to one conversation, takes exactly 3 and refuses the rest; nothing refused is written', async () => {
     const c = await newConversation(api);
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => api.post(`comment/conversations/${c.conversationid}/react`, { userid: `typer${i}`, reaction: `emoji:${i}`, reacted: true })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => api.post(`comment/conversations/${c.conversationid}/react`, { userid: `typer${i}`, reaction: `emoji:${i}`, reacted: true })),
+    );
     const ok = answers.filter((a) => a.status === 200);
     expect(ok).toHaveLength(MAX);
     for (const a of answers.filter((x) => x.status !== 200)) {
