@@ -4,7 +4,7 @@ import { boolArray, textArray } from '../../db/arrays.js';
 import { preparedRows, type Queryable } from '../../db/client.js';
 import { commentConversations, comments } from '../../db/schema/comments.js';
 import type { Comment, CommentIn, Conversation } from '../types.js';
-import { COMMENT_REACTIONS, COMMENT_VOTES, CONVERSATION_REACTIONS, type TallyRows } from './tally-rows.js';
+import { COMMENT_REACTIONS, COMMENT_VOTES, CONVERSATION_REACTIONS, name, type TallyRows } from './tally-rows.js';
 
 /** One user's committed change on one target: `from` type left, `to` type taken (null: none). */
 export interface Change {
@@ -42,10 +42,8 @@ interface Found {
   conv: Record<string, unknown> | string | null;
 }
 
-const name = (column: { name: string }) => sql.identifier(column.name);
-
 /** The target row, locked (so the batches of every node on it go one after another), as `key`, its `tallies`, the whole row and its conversation. */
-const lockComment = (column: string) => (appId: string, conversationId: string, commentId: string) =>
+const lockComment = (column: 'votes' | 'reactions', appId: string, conversationId: string, commentId: string) =>
   sql`select cm.id as key, cm.${sql.identifier(column)} as tallies, cm as target, cv as conv
     from comments cm join comment_conversations cv on cv.key = cm.conversation_key
     where cv.app_id = ${appId} and cv.conversation_id = ${conversationId} and cm.id = ${commentId}
@@ -142,7 +140,7 @@ function reactionStatement(t: TallyRows, lock: SQL, update: SQL, wanted: WantedR
  */
 function voteStatement(appId: string, conversationId: string, commentId: string, wanted: WantedVote[], shown: number): SQL {
   const users = textArray(wanted.map((w) => w.userId));
-  return sql`with c as (${lockComment('votes')(appId, conversationId, commentId)}), w as (
+  return sql`with c as (${lockComment('votes', appId, conversationId, commentId)}), w as (
       select * from unnest(${users}::text[], ${textArray(wanted.map((w) => w.vote))}::text[]) with ordinality as w(user_id, vote, k)
     ), m as (
       select v.user_id, v.type from unnest(${users}::text[]) as p(user_id), lateral (
@@ -219,7 +217,7 @@ export function writeCommentReactions(
   maxTypes: number,
 ): Promise<BatchOutcome<CommentIn>> {
   const update = sql`update comments cm set reactions = t.tallies, ${likesOf} from t where cm.id = (select key from c) and exists (select 1 from x) returning cm as r`;
-  return run(q, 'comment_reactions_batch', reactionStatement(COMMENT_REACTIONS, lockComment('reactions')(appId, conversationId, commentId), update, wanted, shown, maxTypes), commentIn);
+  return run(q, 'comment_reactions_batch', reactionStatement(COMMENT_REACTIONS, lockComment('reactions', appId, conversationId, commentId), update, wanted, shown, maxTypes), commentIn);
 }
 
 /** A batch of reactions on one conversation, in one statement. */

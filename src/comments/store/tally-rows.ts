@@ -22,7 +22,8 @@ export const CONVERSATION_REACTIONS: TallyRows = {
 };
 export const COMMENT_VOTES: TallyRows = { table: commentVotes, target: commentVotes.commentId, type: commentVotes.vote, user: commentVotes.userId, added: commentVotes.added };
 
-const name = (column: AnyPgColumn) => sql.identifier(column.name);
+/** A column's name in raw SQL. */
+export const name = (column: AnyPgColumn) => sql.identifier(column.name);
 
 const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
