@@ -7,8 +7,8 @@ const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"
  * parameter per element), written as a Postgres array literal so node-postgres and PGlite
  * send the same text. Use it with a cast: `${textArray(ids)}::text[]`.
  */
-export function textArray(values: readonly (string | null)[]): SQL {
-  return sql`${`{${values.map((s) => (s === null ? 'NULL' : quote(s))).join(',')}}`}`;
+export function textArray(values: readonly string[]): SQL {
+  return sql`${`{${values.map(quote).join(',')}}`}`;
 }
 
 export function intArray(values: readonly number[]): SQL {

@@ -1,42 +1,12 @@
 import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
-import { intArray, textArray } from '../db/arrays.js';
-import { preparedRows, type Queryable } from '../db/client.js';
-import { jsonOnce } from '../json-once.js';
+import type { Queryable } from '../db/client.js';
 import { notifications } from '../db/schema/index.js';
 import type { NotificationKind } from './filter.js';
 import type { NewNotification, Notification } from './types.js';
 
-/**
- * Inserts notifications in one named statement, each column one array, and each distinct payload
- * sent and parsed once however many rows carry it (the likes of one batch all carry the same
- * comment). Returns the rows as stored.
- */
 export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<Notification[]> {
   if (rows.length === 0) return [];
-  const payloads = new Map<unknown, number>();
-  const payloadOf = rows.map((r) => {
-    let at = payloads.get(r.payload);
-    if (at === undefined) {
-      at = payloads.size + 1;
-      payloads.set(r.payload, at);
-    }
-    return at;
-  });
-  const column = (value: (r: NewNotification) => string | null) => textArray(rows.map(value));
-  const stored = await preparedRows<{ id: string; added: Date | string }>(
-    q,
-    'notifications_insert',
-    sql`insert into notifications (id, app_id, user_id, type, event_type, entity, container_id, container_custom_id, item_id, from_user_id, payload)
-      select n.id, n.app_id, n.user_id, n.type, n.event_type, n.entity, n.container_id, n.container_custom_id, n.item_id, n.from_user_id, p.payload
-      from unnest(${column((r) => r.id)}::text[], ${column((r) => r.appId)}::text[], ${column((r) => r.userId)}::text[], ${column((r) => r.type)}::text[],
-        ${column((r) => r.eventType)}::text[], ${column((r) => r.entity)}::text[], ${column((r) => r.containerId)}::text[], ${column((r) => r.containerCustomId ?? null)}::text[],
-        ${column((r) => r.itemId)}::text[], ${column((r) => r.fromUserId)}::text[], ${intArray(payloadOf)}::int[])
-        as n(id, app_id, user_id, type, event_type, entity, container_id, container_custom_id, item_id, from_user_id, payload_at)
-      join unnest(${textArray([...payloads.keys()].map(jsonOnce))}::jsonb[]) with ordinality as p(payload, at) on p.at = n.payload_at
-      returning id, added`,
-  );
-  const added = new Map(stored.map((s) => [s.id, s.added]));
-  return rows.map((r) => ({ ...r, containerCustomId: r.containerCustomId ?? null, read: false, whenRead: null, added: new Date(added.get(r.id) as Date | string) }));
+  return q.insert(notifications).values(rows).returning();
 }
 
 export interface NotificationFilter {
