@@ -120,7 +120,9 @@ function reactionStatement(t: TallyRows, lock: SQL, update: SQL, wanted: WantedR
     ), ins as (
       insert into ${t.table} (${name(t.target)}, ${name(t.user)}, ${name(t.type)}, ${name(t.added)})
       select c.key, w.user_id, w.type, clock_timestamp() from w, c
-      where w.on_ and (w.type in (select type from listed) or w.type in (select type from fresh)) order by w.k
+      where w.on_ and (w.type in (select type from listed) or w.type in (select type from fresh))
+        and not exists (select 1 from m where m.user_id = w.user_id and m.type = w.type)
+      order by w.k
       on conflict do nothing
       returning ${name(t.user)} as user_id, null::text as from_, ${name(t.type)} as to_, ${name(t.added)} as added
     ), del as (
