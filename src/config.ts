@@ -88,6 +88,7 @@ const EnvSchema = v.object({
   WEBHOOK_MAX_HOOKS: v.optional(positiveInt, '50'),
   CORS_ORIGINS: v.optional(origins, '*'),
   REACTION_USERS_SHOWN: v.optional(v.pipe(positiveInt, v.maxValue(100)), '10'),
+  REACTION_TYPES_MAX: v.optional(positiveInt, '50'),
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
@@ -127,6 +128,8 @@ export type Config = {
   corsOrigins: string[];
   /** Users listed per reaction or vote type, in chat events and comments (the latest; counts stay exact): bounds every answer's size whatever the crowd. */
   reactionUsersShown: number;
+  /** Distinct reaction types one comment or conversation may list. */
+  reactionTypesMax: number;
   rateLimits: RateLimitConfig;
   telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookMaxHooks: e.WEBHOOK_MAX_HOOKS,
     corsOrigins: e.CORS_ORIGINS,
     reactionUsersShown: e.REACTION_USERS_SHOWN,
+    reactionTypesMax: e.REACTION_TYPES_MAX,
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,

@@ -1,19 +1,18 @@
-import type { Db, Tx } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { KeyedBatcher } from '../../db/keyed-batcher.js';
-import type { Tally } from '../../db/schema/comments.js';
+import { badRequest, conflict } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { commitMetrics } from '../../metrics/registry.js';
-import { lockCommentOf, updateComment } from '../store/comments.js';
-import { lockConversation, updateConversation } from '../store/conversations.js';
-import { applyReactions, applyVotes, COMMENT_REACTIONS, COMMENT_VOTES, CONVERSATION_REACTIONS, latestUsers, type Applied, type TallyRows, type Wanted } from '../store/tally-rows.js';
-import type { Comment, CommentIn, Conversation } from '../types.js';
-import { applyTransitions, refilled, typesAfter } from './tally-change.js';
+import { writeCommentReactions, writeConversationReactions, writeVotes, type BatchOutcome, type Change, type WantedReaction, type WantedVote } from '../store/tally-batch.js';
+import type { CommentIn, Conversation } from '../types.js';
 
 export interface TallyWriterDeps {
   db: Db;
   log: Logger;
   /** Users listed per type (REACTION_USERS_SHOWN). */
   shown: number;
+  /** Distinct reaction types one comment or conversation may list (REACTION_TYPES_MAX). */
+  maxTypes: number;
 }
 
 /** A request's answer once its batch committed: the row after the batch (undefined: gone), the user's types on it, whether this request added its type. */
@@ -23,29 +22,26 @@ export interface Tallied<Row> {
   added: boolean;
 }
 
-type Reaction = Wanted;
-interface Vote {
-  userId: string;
-  /** up, down, or '' for none. */
-  vote: string;
-}
+/** A reaction's outcome in its batch: refused when its type would be one more than the target may list. */
+type Reacted<Row> = Tallied<Row> & { refused: boolean };
 
 const NONE: ReadonlySet<string> = new Set();
 const SEP = '\u0000';
-const lastPerType = (items: Reaction[]) => lastOf(items, (r) => r.userId + SEP + r.type);
-const countOf = (tallies: Tally[], type: string) => tallies.find((t) => t.type === type)?.count ?? 0;
+/** Sending a vote again that another node changed meanwhile: past this many rounds, the request is answered 409. */
+const MAX_ROUNDS = 10;
 
 /**
  * Votes and reactions, group-committed per target row: the requests on one comment (or
- * conversation) that arrive together take its row lock once, write their rows in one statement,
- * and update the row's tallies once with the batch's net change (exact counts, the latest
- * `shown` users per type). Each request is answered after its batch commits. Within a batch, a
- * user's last request for a type is the one applied, as if they had come one after another.
+ * conversation) that arrive together are written by one statement (store/tally-batch.ts) that
+ * takes the row's lock, writes the user rows and the row's tallies once from exactly what
+ * changed (exact counts, the latest `shown` users per type). Each request is answered after its
+ * batch commits. Within a batch, a user's last request for a type is the one applied, as if they
+ * had come one after another.
  */
 export class TallyWriter {
-  private readonly votes: KeyedBatcher<Vote, Tallied<CommentIn>>;
-  private readonly commentReactions: KeyedBatcher<Reaction, Tallied<CommentIn>>;
-  private readonly conversationReactions: KeyedBatcher<Reaction, Tallied<Conversation>>;
+  private readonly votes: KeyedBatcher<WantedVote, Tallied<CommentIn>>;
+  private readonly commentReactions: KeyedBatcher<WantedReaction, Reacted<CommentIn>>;
+  private readonly conversationReactions: KeyedBatcher<WantedReaction, Reacted<Conversation>>;
 
   constructor(private readonly deps: TallyWriterDeps) {
     this.votes = new KeyedBatcher((key, items) => this.writeVotes(key, items), deps.log, 'comment votes', commitMetrics('comment_votes'));
@@ -54,94 +50,95 @@ export class TallyWriter {
   }
 
   /** The conversation is looked up once per batch, with the comment's lock. */
-  vote(appId: string, conversationId: string, commentId: string, vote: Vote): Promise<Tallied<CommentIn>> {
+  vote(appId: string, conversationId: string, commentId: string, vote: WantedVote): Promise<Tallied<CommentIn>> {
     return this.votes.submit([appId, conversationId, commentId].join(SEP), vote);
   }
 
-  reactToComment(appId: string, conversationId: string, commentId: string, reaction: Reaction): Promise<Tallied<CommentIn>> {
-    return this.commentReactions.submit([appId, conversationId, commentId].join(SEP), reaction);
+  /** 400 naming `reaction` when the comment already lists REACTION_TYPES_MAX other types. */
+  reactToComment(appId: string, conversationId: string, commentId: string, reaction: WantedReaction): Promise<Tallied<CommentIn>> {
+    return this.unlessRefused(this.commentReactions.submit([appId, conversationId, commentId].join(SEP), reaction));
   }
 
-  reactToConversation(appId: string, conversationId: string, reaction: Reaction): Promise<Tallied<Conversation>> {
-    return this.conversationReactions.submit([appId, conversationId].join(SEP), reaction);
+  /** 400 naming `reaction` when the conversation already lists REACTION_TYPES_MAX other types. */
+  reactToConversation(appId: string, conversationId: string, reaction: WantedReaction): Promise<Tallied<Conversation>> {
+    return this.unlessRefused(this.conversationReactions.submit([appId, conversationId].join(SEP), reaction));
   }
 
-  private writeVotes(key: string, items: Vote[]): Promise<Tallied<CommentIn>[]> {
-    const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
-    return this.write(items, (v) => v.vote, {
-      lock: (tx) => lockCommentOf(tx, appId, conversationId, commentId),
-      tallies: (c) => c.comment.votes,
-      apply: (tx) =>
-        applyVotes(
-          tx,
-          commentId,
-          lastOf(items, (v) => v.userId),
-        ),
-      rows: COMMENT_VOTES,
-      target: () => commentId,
-      keepEmptied: false,
-      save: async (tx, votes, locked) => {
-        const up = countOf(votes, 'up');
-        const down = countOf(votes, 'down');
-        return inConversation(await updateComment(tx, commentId, { votes, voteCount: up + down, voteScore: up - down }), locked);
-      },
+  private async unlessRefused<Row>(outcome: Promise<Reacted<Row>>): Promise<Tallied<Row>> {
+    const { refused, ...tallied } = await outcome;
+    if (!refused) return tallied;
+    const max = this.deps.maxTypes;
+    throw badRequest(`A comment or conversation lists at most ${max} distinct reactions (REACTION_TYPES_MAX); this one would be one more.`, {
+      reaction: `at most ${max} distinct reactions per comment or conversation`,
     });
   }
 
-  private writeCommentReactions(key: string, items: Reaction[]): Promise<Tallied<CommentIn>[]> {
+  /**
+   * A vote the statement left alone (another node changed that user's vote while it waited for
+   * the comment's lock) is sent again in another round, which finds the vote as it is now.
+   */
+  private async writeVotes(key: string, items: WantedVote[]): Promise<Tallied<CommentIn>[]> {
     const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
-    return this.write(items, (r) => r.type, {
-      lock: (tx) => lockCommentOf(tx, appId, conversationId, commentId),
-      tallies: (c) => c.comment.reactions,
-      apply: (tx) => applyReactions(tx, COMMENT_REACTIONS, commentId, lastPerType(items)),
-      rows: COMMENT_REACTIONS,
-      target: () => commentId,
-      keepEmptied: true,
-      save: async (tx, reactions, locked) => inConversation(await updateComment(tx, commentId, { reactions, likeCount: countOf(reactions, 'like') }), locked),
-    });
+    const state = new Map<string, Set<string>>();
+    let pending = lastOf(items, (v) => v.userId);
+    let row: CommentIn | undefined;
+    const addedBy = new Set<string>();
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === MAX_ROUNDS) throw conflict('Votes on this comment keep changing; try again.');
+      const out = await writeVotes(this.deps.db, appId, conversationId, commentId, pending, this.deps.shown);
+      if (out.target === undefined) return items.map(() => ({ row: undefined, own: NONE, added: false }));
+      row = out.target;
+      record(state, addedBy, out);
+      const changed = new Set(out.changes.map((c) => c.userId));
+      pending = pending.filter((v) => !changed.has(v.userId) && v.vote !== ([...(out.before.get(v.userId) ?? [])][0] ?? ''));
+    }
+    return items.map((v) => ({ row, own: state.get(v.userId) ?? NONE, added: addedBy.delete(v.userId + SEP + v.vote) }));
   }
 
-  private writeConversationReactions(key: string, items: Reaction[]): Promise<Tallied<Conversation>[]> {
+  private async writeCommentReactions(key: string, items: WantedReaction[]): Promise<Reacted<CommentIn>[]> {
+    const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
+    const out = await writeCommentReactions(this.deps.db, appId, conversationId, commentId, lastPerType(items), this.deps.shown, this.deps.maxTypes);
+    return this.answers(items, out, (row) => row.comment.reactions);
+  }
+
+  private async writeConversationReactions(key: string, items: WantedReaction[]): Promise<Reacted<Conversation>[]> {
     const [appId = '', conversationId = ''] = key.split(SEP);
-    return this.write(items, (r) => r.type, {
-      lock: (tx) => lockConversation(tx, appId, conversationId),
-      tallies: (c) => c.reactions,
-      apply: (tx, c) => applyReactions(tx, CONVERSATION_REACTIONS, c.key, lastPerType(items)),
-      rows: CONVERSATION_REACTIONS,
-      target: (c) => c.key,
-      keepEmptied: true,
-      save: (tx, reactions, c) => updateConversation(tx, c.key, { reactions, likeCount: countOf(reactions, 'like') }),
-    });
+    const out = await writeConversationReactions(this.deps.db, appId, conversationId, lastPerType(items), this.deps.shown, this.deps.maxTypes);
+    return this.answers(items, out, (row) => row.reactions);
   }
 
-  /** One batch on one target, in one transaction: lock the row, write the user rows, update the row's tallies once. */
-  private async write<Row, Item extends { userId: string }>(items: Item[], typeOf: (item: Item) => string, how: Batch<Row>): Promise<Tallied<Row>[]> {
-    const { shown } = this.deps;
-    return this.deps.db.transaction(async (tx) => {
-      const locked = await how.lock(tx);
-      if (locked === undefined) return items.map(() => ({ row: undefined, own: NONE, added: false }));
-      const applied = await how.apply(tx, locked);
-      const { tallies, refill } = applyTransitions(how.tallies(locked), applied.transitions, shown, how.keepEmptied);
-      const row = applied.transitions.length === 0 ? locked : await how.save(tx, refilled(tallies, await latestUsers(tx, how.rows, how.target(locked), refill, shown)), locked);
-      const after = typesAfter(applied.before, applied.transitions);
-      const addedBy = new Set(applied.transitions.filter((t) => t.to !== null).map((t) => t.userId + SEP + (t.to as string)));
-      return items.map((item) => ({ row, own: after.get(item.userId) ?? NONE, added: addedBy.delete(item.userId + SEP + typeOf(item)) }));
-    });
+  /** Each reaction's outcome; a type the target could not take (it lists REACTION_TYPES_MAX others) is refused alone. */
+  private answers<Row>(items: WantedReaction[], out: BatchOutcome<Row>, talliesOf: (row: Row) => { type: string }[]): Reacted<Row>[] {
+    const row = out.target;
+    if (row === undefined) return items.map(() => ({ row: undefined, own: NONE, added: false, refused: false }));
+    const state = new Map<string, Set<string>>();
+    const addedBy = new Set<string>();
+    record(state, addedBy, out);
+    const listed = new Set(talliesOf(row).map((t) => t.type));
+    return items.map((r) => ({ row, own: state.get(r.userId) ?? NONE, added: addedBy.delete(r.userId + SEP + r.type), refused: r.on && !listed.has(r.type) }));
   }
 }
 
-/** The updated comment beside its conversation (the row is locked: it cannot have gone). */
-const inConversation = (comment: Comment | undefined, locked: CommentIn): CommentIn => ({ comment: comment ?? locked.comment, conversation: locked.conversation });
-
-interface Batch<Row> {
-  lock: (tx: Tx) => Promise<Row | undefined>;
-  tallies: (row: Row) => Tally[];
-  apply: (tx: Tx, locked: Row) => Promise<Applied>;
-  rows: TallyRows;
-  target: (locked: Row) => string;
-  keepEmptied: boolean;
-  save: (tx: Tx, tallies: Tally[], locked: Row) => Promise<Row | undefined>;
+/** Each batch user's types after the outcome (from what the statement found before), and which (user, type) it added. */
+function record<Row>(state: Map<string, Set<string>>, addedBy: Set<string>, out: BatchOutcome<Row>): void {
+  for (const [user, types] of out.before) state.set(user, new Set(types));
+  for (const c of out.changes) applyChange(state, addedBy, c);
 }
+
+function applyChange(state: Map<string, Set<string>>, addedBy: Set<string>, c: Change): void {
+  let types = state.get(c.userId);
+  if (types === undefined) {
+    types = new Set();
+    state.set(c.userId, types);
+  }
+  if (c.from !== null) types.delete(c.from);
+  if (c.to !== null) {
+    types.add(c.to);
+    addedBy.add(c.userId + SEP + c.to);
+  }
+}
+
+const lastPerType = (items: WantedReaction[]) => lastOf(items, (r) => r.userId + SEP + r.type);
 
 /** The last item per key, in the order their keys first came. */
 function lastOf<T>(items: T[], keyOf: (item: T) => string): T[] {

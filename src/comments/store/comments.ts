@@ -1,7 +1,7 @@
 import { and, eq, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
-import { commentConversations, commentReports, comments } from '../../db/schema/comments.js';
-import type { Comment, CommentIn, CommentPatch, CommentRow, Settable } from '../types.js';
+import { commentReports, comments } from '../../db/schema/comments.js';
+import type { Comment, CommentPatch, CommentRow, Settable } from '../types.js';
 
 export async function findComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {
   const [row] = await q
@@ -26,17 +26,6 @@ export async function lockComment(q: Queryable, conversationKey: string, id: str
     .from(comments)
     .where(and(eq(comments.conversationKey, conversationKey), eq(comments.id, id)))
     .for('update');
-  return row;
-}
-
-/** Locks a comment found through its conversation's id, and returns it with the conversation; undefined when either is missing. */
-export async function lockCommentOf(q: Queryable, appId: string, conversationId: string, id: string): Promise<CommentIn | undefined> {
-  const [row] = await q
-    .select({ comment: comments, conversation: commentConversations })
-    .from(comments)
-    .innerJoin(commentConversations, eq(commentConversations.key, comments.conversationKey))
-    .where(and(eq(commentConversations.appId, appId), eq(commentConversations.conversationId, conversationId), eq(comments.id, id)))
-    .for('update', { of: comments });
   return row;
 }
 

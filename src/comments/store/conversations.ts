@@ -93,14 +93,3 @@ export async function listConversations(q: Queryable, appId: string, property: s
     .orderBy(desc(t.added), desc(t.key))
     .limit(limit);
 }
-
-/** Locks the conversation found by its id for the rest of the transaction. */
-export async function lockConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {
-  const t = commentConversations;
-  const [row] = await q
-    .select()
-    .from(t)
-    .where(and(eq(t.appId, appId), eq(t.conversationId, conversationId)))
-    .for('update');
-  return row;
-}
