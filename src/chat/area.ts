@@ -30,7 +30,8 @@ function buildChat(core: Core) {
   const feeds = new RoomFeeds({ db, bus, rooms, views });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
-  const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views, reactionUsersShown: config.reactionUsersShown }) });
+  const reactionLimits = { shown: config.reactionUsersShown, typesMax: config.reactionTypesMax };
+  const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views, reactionLimits }) });
   const messages = new Messages({ db, users, rooms, posting, views });
   const context = chatContext({ rooms, views, messages, posting, effects, participation });
   return {

@@ -7,6 +7,7 @@ import type { LiveMessage } from '../../realtime/live.js';
 import { extractMentions } from '../../text/tags.js';
 import type { EventViews } from '../services/event-views.js';
 import { findEventsById } from '../store/events.js';
+import type { ReactionLimits } from '../store/reactions.js';
 import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
 import { updatesCursor } from './cursor.js';
@@ -55,10 +56,10 @@ export interface FeedPublisherDeps {
   bus: Bus;
   hooks: PublishHooks;
   views: EventViews;
-  reactionUsersShown: number;
+  reactionLimits: ReactionLimits;
 }
 
-export function createFeedWriter({ db, log, bus, hooks, views, reactionUsersShown }: FeedPublisherDeps): FeedWriter {
+export function createFeedWriter({ db, log, bus, hooks, views, reactionLimits }: FeedPublisherDeps): FeedWriter {
   return new FeedWriter(
     db,
     log,
@@ -85,7 +86,7 @@ export function createFeedWriter({ db, log, bus, hooks, views, reactionUsersShow
         });
       }
     },
-    reactionUsersShown,
+    reactionLimits,
   );
 }
 

@@ -1,11 +1,11 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { notFound } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents, TargetsGone } from '../store/insert-events.js';
-import { applyReactions, lastChanges, likesWith, type ReactionChange } from '../store/reactions.js';
+import { applyReactions, lastChanges, likesWith, type ReactionChange, type ReactionLimits, ReactionTypesFull } from '../store/reactions.js';
 import { reserveSeqs } from '../store/rooms.js';
 import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
@@ -83,8 +83,7 @@ export class FeedWriter {
     private readonly db: Db,
     private readonly log: Logger,
     private readonly afterCommit: (written: Written[]) => Promise<void>,
-    /** Users a reaction lists in its target's row (REACTION_USERS_SHOWN). */
-    private readonly reactionUsersShown: number,
+    private readonly reactionLimits: ReactionLimits,
   ) {}
 
   submit(job: WriteJob): Promise<Written> {
@@ -212,8 +211,8 @@ export class FeedWriter {
 
   /**
    * Appends the jobs at `indexes` of the batch into `outcomes`. When reactions among them name
-   * events gone from the room (nothing was written then), those jobs fail with 404 and the others
-   * are appended again.
+   * events gone from the room, or types their targets cannot take (nothing was written then),
+   * those jobs fail (404, 400) and the others are appended again.
    */
   private async appendSkippingGone(roomId: string, indexes: number[], batch: Pending[], outcomes: (Written | Error)[]): Promise<void> {
     let left = indexes;
@@ -226,12 +225,10 @@ export class FeedWriter {
         left.forEach((i, k) => (outcomes[i] = written[k] as Written));
         return;
       } catch (err) {
-        if (!(err instanceof TargetsGone)) throw err;
-        const gone = new Set(err.ids);
-        const target = (i: number) => (batch[i] as Pending).job.reaction?.eventId ?? '';
-        const [refused, kept] = partition(left, (i) => gone.has(target(i)));
+        const refusal = (i: number) => refusalOf(err, roomId, (batch[i] as Pending).job.reaction);
+        const [refused, kept] = partition(left, (i) => refusal(i) !== undefined);
         if (refused.length === 0) throw err;
-        for (const i of refused) outcomes[i] = notFound(`Event ${target(i)} not found in room ${roomId}.`);
+        for (const i of refused) outcomes[i] = refusal(i) as Error;
         left = kept;
       }
     }
@@ -250,10 +247,10 @@ export class FeedWriter {
     const last =
       reactions.length === 0
         ? await appendToFeed(this.db, roomId, rows, positions, count)
-        : reactions.every((r) => r.reacted)
-          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(roomId, reactions, this.reactionUsersShown))
+        : reactions.every((r) => r.reacted && r.type === 'like')
+          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(roomId, reactions, this.reactionLimits.shown))
           : await this.db.transaction(async (tx) => {
-              await applyReactions(tx, roomId, reactions, this.reactionUsersShown);
+              await applyReactions(tx, roomId, reactions, this.reactionLimits);
               return appendToFeed(tx, roomId, rows, positions, count);
             });
     if (last === undefined) throw notFound(`Room ${roomId} not found.`);
@@ -268,6 +265,18 @@ export class FeedWriter {
   private async commitOne(p: Pending): Promise<(Written | Error)[]> {
     return [await this.db.transaction((tx) => commit(tx, p.job)).catch(asError)];
   }
+}
+
+/** The answer to a reaction its batch's statement refused on its own account, if it was one of them. */
+function refusalOf(err: unknown, roomId: string, reaction: ReactionChange | undefined): Error | undefined {
+  if (reaction === undefined) return undefined;
+  if (err instanceof TargetsGone && err.ids.includes(reaction.eventId)) return notFound(`Event ${reaction.eventId} not found in room ${roomId}.`);
+  if (err instanceof ReactionTypesFull && err.refuses(reaction)) {
+    return badRequest('An event lists at most REACTION_TYPES_MAX distinct reactions besides like; this one would be one more.', {
+      reaction: 'the event lists as many distinct reactions as it may',
+    });
+  }
+  return undefined;
 }
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {

@@ -4,6 +4,12 @@ import { rows, type Queryable } from '../../db/client.js';
 import type { StoredReaction } from '../types.js';
 import { type AppendWith, TargetsGone } from './insert-events.js';
 
+/** How much of a reaction a target keeps: users listed per type (REACTION_USERS_SHOWN), distinct types other than like (REACTION_TYPES_MAX). */
+export interface ReactionLimits {
+  shown: number;
+  typesMax: number;
+}
+
 /** One user's reaction of one type to a chat event, set (`reacted`) or taken back. */
 export interface ReactionChange {
   eventId: string;
@@ -14,6 +20,42 @@ export interface ReactionChange {
 
 const pairKey = (eventId: string, type: string) => `${eventId}\u0000${type}`;
 
+/** Reactions of types their targets could not take (they list REACTION_TYPES_MAX others): nothing of the batch was written. */
+export class ReactionTypesFull extends Error {
+  private readonly pairs: Set<string>;
+
+  constructor(refused: ReactionChange[]) {
+    super(`Reaction types full: ${refused.map((r) => `${r.eventId} ${r.type}`).join(', ')}`);
+    this.pairs = new Set(refused.map((r) => pairKey(r.eventId, r.type)));
+  }
+
+  refuses(change: ReactionChange): boolean {
+    return this.pairs.has(pairKey(change.eventId, change.type));
+  }
+}
+
+/**
+ * The set reactions of a type new to its target past the target's REACTION_TYPES_MAX, in batch
+ * order (a type is free text, and each listed one is an entry every answer and push of the target
+ * carries). `like` is always taken: it is the crowd's reaction, written by the likes' statement.
+ */
+function pastTypesMax(changes: ReactionChange[], stored: Map<string, StoredReaction[]>, typesMax: number): ReactionChange[] {
+  const listed = new Map<string, Set<string>>();
+  const refused: ReactionChange[] = [];
+  for (const c of changes) {
+    if (!c.reacted || c.type === 'like') continue;
+    let types = listed.get(c.eventId);
+    if (types === undefined) {
+      types = new Set((stored.get(c.eventId) ?? []).map((r) => r.type).filter((t) => t !== 'like'));
+      listed.set(c.eventId, types);
+    }
+    if (types.has(c.type)) continue;
+    if (types.size < typesMax) types.add(c.type);
+    else refused.push(c);
+  }
+  return refused;
+}
+
 /**
  * Applies a batch's reaction changes in the caller's transaction, whatever their number, in four
  * statements: lock the target events of room `roomId` (in id order, so batches of several nodes
@@ -21,9 +63,10 @@ const pairKey = (eventId: string, type: string) => `${eventId}\u0000${type}`;
  * of each changed reaction, and write each target's summary once: its count moved by the net
  * change (exact, as every writer holds the target's lock) and its latest users. A repeated change
  * is a no-op; of one user's changes to the same reaction in a batch, the last wins. When some
- * target is not in the room (deleted since it was checked), it throws TargetsGone before writing.
+ * target is not in the room (deleted since it was checked), it throws TargetsGone before writing;
+ * when some reaction is of a type its target cannot take (see pastTypesMax), ReactionTypesFull.
  */
-export async function applyReactions(tx: Queryable, roomId: string, changes: ReactionChange[], shown: number): Promise<void> {
+export async function applyReactions(tx: Queryable, roomId: string, changes: ReactionChange[], limits: ReactionLimits): Promise<void> {
   const eventIds = [...new Set(changes.map((c) => c.eventId))].sort();
   const targets = await rows<{ id: string; reactions: StoredReaction[] }>(
     tx,
@@ -32,9 +75,11 @@ export async function applyReactions(tx: Queryable, roomId: string, changes: Rea
   const stored = new Map(targets.map((t) => [t.id, t.reactions]));
   const gone = eventIds.filter((id) => !stored.has(id));
   if (gone.length > 0) throw new TargetsGone(gone);
+  const refused = pastTypesMax(changes, stored, limits.typesMax);
+  if (refused.length > 0) throw new ReactionTypesFull(refused);
   const deltas = await changeRows(tx, lastChanges(changes));
   if (deltas.length === 0) return;
-  const latest = await latestUsers(tx, deltas, shown);
+  const latest = await latestUsers(tx, deltas, limits.shown);
   const summaries = new Map<string, StoredReaction[]>();
   for (const d of deltas) {
     const reactions = summaries.get(d.eventId) ?? (stored.get(d.eventId) as StoredReaction[]).map((r) => ({ ...r }));
