@@ -42,7 +42,8 @@ describe('a crowd on one comment through two nodes', () => {
     const { path, fans } = await hotComment('side', 150);
     const race = (votes: [string, string]) =>
       Promise.all(fans.flatMap((userid) => [nodes.a.api.post(`${path}/vote`, { userid, vote: votes[0] }), nodes.b.post(`${path}/vote`, { userid, vote: votes[1] })]));
-    for (const answers of [await race(['up', 'up']), await race(['down', 'none']), await race(['up', 'none']), await race(['none', 'down'])]) expect(answers.filter((r) => r.status !== 200).map((r) => JSON.stringify(r.body))).toEqual([]);
+    for (const answers of [await race(['up', 'up']), await race(['down', 'none']), await race(['up', 'none']), await race(['none', 'down'])])
+      expect(answers.filter((r) => r.status !== 200).map((r) => JSON.stringify(r.body))).toEqual([]);
     const up = await allPages(api, `${path}/votes`, 'vote=up&limit=200', 'users');
     const down = await allPages(api, `${path}/votes`, 'vote=down&limit=200', 'users');
     expect(new Set([...up, ...down].map((u: { userid: string }) => u.userid)).size).toBe(up.length + down.length);
