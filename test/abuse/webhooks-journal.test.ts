@@ -17,10 +17,12 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 const LOOPS = 10;
 
 let server: SpawnedServer | undefined;
+/** Every server the suite started: each test starts its own, and all are stopped at the end. */
+const servers: SpawnedServer[] = [];
 let receiver: Receiver | undefined;
 const dataDirs: string[] = [];
 afterAll(async () => {
-  await server?.stop();
+  await Promise.all(servers.map((s) => s.stop()));
   await receiver?.close();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -29,6 +31,7 @@ async function startServer(env: Record<string, string> = {}): Promise<{ server: 
   const dataDir = mkdtempSync(join(tmpdir(), 'engage-journal-'));
   dataDirs.push(dataDir);
   server = await spawnServer({ DATA_DIR: dataDir, ...env });
+  servers.push(server);
   return { server, dataDir };
 }
 
