@@ -171,12 +171,17 @@ describe('telemetry under a flood', () => {
 describe('telemetry under a flood with rate limits off: the caps alone bound it', () => {
   const own = ownServerForSuite({ RATE_LIMITS: 'off' });
 
-  it('12,000 batches of 100 new 120-character keys to new 120-character contexts fill the default caps (250 contexts of 100 keys), the rest is 429; RSS within 200 MB, /healthz under 1 s', async () => {
+  // Unlike the issue's flood (refused past the budget before its body is parsed), every one of these
+  // 12,000 bodies of about 15 KB is parsed: their garbage alone fills the young generation the
+  // server is started with (--max-semi-space-size=64, up to 192 MB of RSS), which put the rise
+  // at 118 to 201 MB across runs while what the caps hold stays about 30 MB. The bound here is the
+  // young generation plus the caps' worth, so it fails if what is held grows past the caps.
+  it('12,000 batches of 100 new 120-character keys to new 120-character contexts fill the default caps (250 contexts of 100 keys), the rest is 429; RSS within 250 MB, /healthz under 1 s', async () => {
     const { statuses, rssRise, slowestHealth } = await flood(own, { contextLength: 120, keyLength: 120 });
     expect(slowestHealth).toBeLessThan(1000);
     expect(statuses.get(200)).toBe(250);
     expect(statuses.get(429)).toBe(FLOOD_REQUESTS - 250);
     await expect.poll(() => heldContexts(own.server.url), { timeout: 8000, interval: 500 }).toBe(250);
-    expect(rssRise, `RSS rose ${(rssRise / MB).toFixed(0)} MB`).toBeLessThan(200 * MB);
+    expect(rssRise, `RSS rose ${(rssRise / MB).toFixed(0)} MB`).toBeLessThan(250 * MB);
   }, 120_000);
 });

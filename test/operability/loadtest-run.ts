@@ -20,5 +20,15 @@ export function runLoadtest(args: string[], onStderr?: (text: string) => void): 
     stderr += d.toString();
     onStderr?.(d.toString());
   });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, summary: () => JSON.parse(stdout.trimEnd().split('\n').at(-1) as string) as Record<string, unknown> })));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, summary: () => lastJson(stdout, stderr) })));
+}
+
+/** The JSON object of the output's last line; when there is none (the run died), an error carrying what the run printed. */
+function lastJson(stdout: string, stderr: string): Record<string, unknown> {
+  const last = stdout.trimEnd().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    throw new Error(`the load test printed no summary line\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
+  }
 }
