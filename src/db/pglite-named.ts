@@ -1,4 +1,5 @@
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+import { rowsOfAnswer } from './pglite-answer.js';
 
 /** Runs a named statement: `name` always stands for the same `text`. */
 export type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -11,8 +12,9 @@ const RUN = Buffer.concat([serialize.describe({ type: 'P' }), serialize.execute(
  * Named statements on PGlite. Its `query` parses, describes and plans the text on every call, in
  * six protocol exchanges; a chat append spent two thirds of its CPU there. Here a statement is
  * parsed and described once, then each call binds, executes and syncs in one exchange. Values are
- * serialised and rows parsed with PGlite's own type handlers, as `query` does. The call holds
- * both of PGlite's locks, as `query` does, so it never runs inside another caller's transaction.
+ * serialised and rows parsed with PGlite's own type handlers, as `query` does (the rows read from
+ * the answer's bytes, see pglite-answer.ts). The call holds both of PGlite's locks, as `query`
+ * does, so it never runs inside another caller's transaction.
  */
 export function pgliteNamedQuery(client: PGlite): NamedQuery {
   /** Parameter type ids of each statement prepared on this connection. */
@@ -36,10 +38,13 @@ export function pgliteNamedQuery(client: PGlite): NamedQuery {
           const serializer = client.serializers[types[i] as number];
           return serializer === undefined ? String(value) : serializer(value);
         });
-        const { messages } = await client.execProtocol(Buffer.concat([serialize.bind({ statement: name, values: params }), RUN]), {
+        const chunks: Buffer[] = [];
+        // PGlite lends each chunk of its answer from the database's memory: copied before the next.
+        await client.execProtocolRawStream(Buffer.concat([serialize.bind({ statement: name, values: params }), RUN]), {
           syncToFs: true,
+          onRawData: (bytes) => chunks.push(Buffer.from(bytes)),
         });
-        return { rows: parse.parseResults(messages, client.parsers)[0]?.rows ?? [] };
+        return { rows: rowsOfAnswer(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), client.parsers) };
       }),
     );
 }
