@@ -5,6 +5,9 @@ import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
 import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
+import { textArray } from '../../db/arrays.js';
+
+const EVENT_ROWS = tableRows(chatEvents);
 
 type NewEvent = typeof chatEvents.$inferInsert;
 export type EventPatch = Partial<Omit<NewEvent, 'id' | 'appId' | 'roomId' | 'seq'>>;
@@ -17,9 +20,11 @@ export async function findEvent(q: Queryable, appId: string, roomId: string, id:
   return row;
 }
 
+/** A named statement: a batch of reactions reads its targets' rows with it for their views. */
 export async function findEventsById(q: Queryable, ids: string[]): Promise<ChatEvent[]> {
   if (ids.length === 0) return [];
-  return q.select().from(chatEvents).where(inArray(chatEvents.id, ids));
+  const found = await preparedRows<Record<string, unknown>>(q, 'chat_events_by_id', sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${chatEvents.id} = any(${textArray(ids)}::text[])`);
+  return found.map(EVENT_ROWS.of);
 }
 
 export async function updateEvent(q: Queryable, id: string, patch: EventPatch): Promise<ChatEvent | undefined> {
@@ -128,8 +133,6 @@ export async function feedBefore(q: Queryable, roomId: string, where: EventFilte
     .limit(limit);
   return found.reverse();
 }
-
-const EVENT_ROWS = tableRows(chatEvents);
 
 /** `feedBefore` of the displayable events everyone sees, as a named statement: the page a crowd joining at once shares. */
 export async function latestDisplayable(q: Queryable, roomId: string, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
