@@ -1,5 +1,5 @@
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
-import { rowsOfAnswer } from './pglite-answer.js';
+import { bindMessage, rowsOfAnswer } from './pglite-wire.js';
 
 /** Runs a named statement: `name` always stands for the same `text`. */
 export type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -12,9 +12,9 @@ const RUN = Buffer.concat([serialize.describe({ type: 'P' }), serialize.execute(
  * Named statements on PGlite. Its `query` parses, describes and plans the text on every call, in
  * six protocol exchanges; a chat append spent two thirds of its CPU there. Here a statement is
  * parsed and described once, then each call binds, executes and syncs in one exchange. Values are
- * serialised and rows parsed with PGlite's own type handlers, as `query` does (the rows read from
- * the answer's bytes, see pglite-answer.ts). The call holds both of PGlite's locks, as `query`
- * does, so it never runs inside another caller's transaction.
+ * serialised and rows parsed with PGlite's own type handlers, as `query` does (the bind written
+ * and the rows read with Node's Buffer, see pglite-wire.ts). The call holds both of PGlite's
+ * locks, as `query` does, so it never runs inside another caller's transaction.
  */
 export function pgliteNamedQuery(client: PGlite): NamedQuery {
   /** Parameter type ids of each statement prepared on this connection. */
@@ -36,11 +36,11 @@ export function pgliteNamedQuery(client: PGlite): NamedQuery {
         const params = values.map((value, i) => {
           if (value === null || value === undefined) return null;
           const serializer = client.serializers[types[i] as number];
-          return serializer === undefined ? String(value) : serializer(value);
+          return String(serializer === undefined ? value : serializer(value));
         });
         const chunks: Buffer[] = [];
         // PGlite lends each chunk of its answer from the database's memory: copied before the next.
-        await client.execProtocolRawStream(Buffer.concat([serialize.bind({ statement: name, values: params }), RUN]), {
+        await client.execProtocolRawStream(Buffer.concat([bindMessage(name, params), RUN]), {
           syncToFs: true,
           onRawData: (bytes) => chunks.push(Buffer.from(bytes)),
         });

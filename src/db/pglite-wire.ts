@@ -2,9 +2,36 @@ import { type messages, protocol, types } from '@electric-sql/pglite';
 
 type Parsers = Parameters<typeof types.parseType>[2];
 
+const BIND = 0x42; // 'B'
 const ROW_DESCRIPTION = 0x54; // 'T'
 const DATA_ROW = 0x44; // 'D'
 const ERROR_RESPONSE = 0x45; // 'E'
+
+/**
+ * The Bind message of a named statement, its values in text format (null: SQL null). PGlite's
+ * serializer measures and encodes each string character by character in JavaScript; for a batch
+ * of notifications (80 KB of payloads) that was a tenth of a like's CPU. Buffer does both natively.
+ */
+export function bindMessage(statement: string, values: (string | null)[]): Buffer {
+  let size = 1 + 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2;
+  const lengths = values.map((v) => (v === null ? -1 : Buffer.byteLength(v)));
+  for (const length of lengths) size += 4 + Math.max(length, 0);
+  const message = Buffer.allocUnsafe(size);
+  message[0] = BIND;
+  message.writeInt32BE(size - 1, 1);
+  message[5] = 0; // the unnamed portal
+  let at = 6 + message.write(statement, 6);
+  message[at++] = 0;
+  at = message.writeInt16BE(0, at); // no parameter format codes: all text
+  at = message.writeInt16BE(values.length, at);
+  values.forEach((value, i) => {
+    const length = lengths[i] as number;
+    at = message.writeInt32BE(length, at);
+    if (value !== null) at += message.write(value, at);
+  });
+  message.writeInt16BE(0, at); // no result format codes: all text
+  return message;
+}
 
 /**
  * The rows of one extended-protocol exchange, read straight from PGlite's answer bytes. PGlite's
