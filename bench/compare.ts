@@ -45,6 +45,8 @@ interface Target {
   /** DATABASE_URL_{name}: its Postgres backends' CPU is charged to it too. */
   database: string | undefined;
   loads: Record<LoadName, LoadOptions>;
+  /** Moves the polls' cursors to the room's head and ten events behind it (posts since have moved the head). */
+  followHead(): Promise<void>;
 }
 
 /** Starts a checkout's server (on the embedded default unless DATABASE_URL_{name} is set): a room ten events past a cursor, and joined speakers. */
@@ -55,9 +57,12 @@ async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target
   const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false });
   await app.call('POST', `chat/rooms/${room.id}/join`, { userid: 'poller', displayname: 'Poller' });
   const updates = (query: string) => app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?${query}`);
-  const behind = (await updates('limit=1')).cursor;
-  for (let i = 0; i < 10; i++) await app.call('POST', `chat/rooms/${room.id}/command`, { userid: 'poller', command: `tail ${i}` });
-  const head = (await updates(`cursor=${behind}`)).cursor;
+  const cursors = async () => {
+    const behind = (await updates('limit=1')).cursor;
+    for (let i = 0; i < 10; i++) await app.call('POST', `chat/rooms/${room.id}/command`, { userid: 'poller', command: `tail ${i}` });
+    return { behind, head: (await updates(`cursor=${behind}`)).cursor };
+  };
+  const { behind, head } = await cursors();
   const speakers = loads.includes('post') ? await joinSpeakers(app, room.id, speakerCount) : [];
   const headers = { 'x-api-token': app.token };
   const poll = (cursor: string): LoadOptions => ({ url: app.url(`chat/rooms/${room.id}/updates?cursor=${cursor}`), headers, connections, durationSeconds: seconds });
@@ -69,7 +74,13 @@ async function start(checkout: ReturnType<typeof parseCheckout>): Promise<Target
     connections: postConnections,
     durationSeconds: seconds,
   };
-  return { name: checkout.name, server, database, loads: { head: poll(head), behind: poll(behind), post } };
+  const polls = { head: poll(head), behind: poll(behind), post };
+  const followHead = async () => {
+    const moved = await cursors();
+    polls.head = poll(moved.head);
+    polls.behind = poll(moved.behind);
+  };
+  return { name: checkout.name, server, database, loads: polls, followHead };
 }
 
 const targets: Target[] = [];
@@ -80,6 +91,7 @@ const measure = async (target: Target, name: LoadName) => {
   const backends = target.database === undefined ? [] : await databaseBackendPids(target.database);
   const before = cpuSeconds(pid);
   const backendsBefore = pidsCpuSeconds(backends);
+  if (name !== 'post') await target.followHead();
   const result = await load(target.loads[name]);
   const per = (seconds: number) => (seconds * 1e6) / Math.max(1, result.answered);
   const cpuUs = per(cpuSeconds(pid) - before);
