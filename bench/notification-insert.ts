@@ -12,6 +12,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { tombstoneView } from '../src/chat/views.js';
 import { cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { freshDatabase } from './lib/fresh-database.js';
 
@@ -67,12 +68,11 @@ const user = (userid: string, added: string) => ({
   added,
   whenmodified: added,
 });
+/** A chat event's view, shaped as published (a removed event's view, every field filled in). */
 const chatEvent = (id: string, eventtype: string, body: string, by: string, extra: Record<string, unknown>) => {
   const added = new Date(Date.now() - seq).toISOString();
   return {
-    kind: 'chat.event',
-    id,
-    roomid: 'room-of-the-match',
+    ...tombstoneView(id, 'room-of-the-match'),
     body,
     originalbody: body,
     added,
@@ -81,26 +81,8 @@ const chatEvent = (id: string, eventtype: string, body: string, by: string, extr
     eventtype,
     userid: by,
     user: user(by, added),
-    customtype: '',
-    customid: null,
-    custompayload: '',
-    customfield1: '',
-    customfield2: '',
-    customtags: [],
-    replyto: null,
-    parentid: null,
-    hierarchy: [],
-    edited: false,
     deleted: false,
     active: true,
-    shadowban: false,
-    mutedby: [],
-    hashtags: [],
-    likecount: 0,
-    replycount: 0,
-    reactions: [],
-    moderation: 'na',
-    reports: [],
     ...extra,
   };
 };
