@@ -1,13 +1,13 @@
 /**
  * The notification statement alone: batches of notifications as a crowd liking one chat event
- * leaves them (each payload the like's chat event with its target, ~2.5 KB), written by each
+ * leaves them (each payload the like's chat event with its target, ~2.6 KB), written by each
  * checkout's own built `insertNotifications` into its own freshly migrated database, the
  * checkouts taking turns in one process. Prints, per checkout, the median CPU per batch of this
  * process (PGlite runs in it on the embedded default) and, on Postgres, of the database backend.
  *
- *   npx tsx bench/notification-insert.ts                                   # embedded, this checkout
- *   CHECKOUTS=before=/path/to/old/checkout,after=. npx tsx bench/notification-insert.ts   # each built
- *   DATABASE_URL=postgres://… BATCH=32 ROUNDS=15 npx tsx bench/notification-insert.ts
+ *   npm run bench:notify                                                    # embedded, this checkout
+ *   CHECKOUTS=before=/path/to/old/checkout,after=. npm run bench:notify    # each built (npm run build)
+ *   DATABASE_URL=postgres://… BATCH=32 ROUNDS=15 npm run bench:notify
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
