@@ -11,11 +11,11 @@
  *   FANS=3000 CONNECTIONS=32
  */
 import { resolve } from 'node:path';
-import pg from 'pg';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
+import { freshDatabase } from './lib/fresh-database.js';
 import { joinSpeakers } from './lib/limits.js';
 
 const fans = Number(process.env['FANS'] ?? 3000);
@@ -34,23 +34,6 @@ interface Phase {
   p50: number;
   p99: number;
   failed: number;
-}
-
-/** A database of its own per checkout, so each starts from the same empty state. */
-async function freshDatabase(checkout: string): Promise<string | undefined> {
-  if (databaseUrl === undefined) return undefined;
-  const url = new URL(databaseUrl);
-  const name = `${url.pathname.slice(1)}_bench_${checkout}`.replace(/[^a-z0-9_]/gi, '_');
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 /** `fans` requests, one body each, sent `connections` at a time; the server's and the database's CPU per request. */
@@ -96,7 +79,7 @@ async function phase(server: SpawnedServer, name: string, url: string, token: st
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function run(checkout: { name: string; root: string }): Promise<void> {
-  const url = await freshDatabase(checkout.name);
+  const url = await freshDatabase(databaseUrl, `bench_${checkout.name}`);
   const server = await spawnServer({ RATE_LIMITS: 'off', ...(url === undefined ? {} : { DATABASE_URL: url }) }, BUILT, checkout.root);
   try {
     const app = await benchApp(server.url);

@@ -1,31 +1,67 @@
-import { sql } from 'drizzle-orm';
-import { preparedRows, type Queryable } from '../db/client.js';
+import { preparedText, type Queryable } from '../db/client.js';
 import { jsonOnce } from '../json-once.js';
-import type { NewNotification, Notification } from './types.js';
+import type { NewNotification, NotificationWithPayload } from './types.js';
 
-/** A text column's value in a row's JSON array. */
-const text = (v: string | null | undefined) => (v === null || v === undefined ? 'null' : JSON.stringify(v));
+const COLUMNS = ['id', 'app_id', 'user_id', 'type', 'event_type', 'entity', 'container_id', 'container_custom_id', 'item_id', 'from_user_id', 'payload'];
+/** The most rows one statement takes; a larger batch is written in several, in one transaction. */
+const MOST_ROWS = 512;
+/** The statement for each number of rows (1, 2, 4, … MOST_ROWS), made once. */
+const statements = new Map<number, string>();
 
 /**
- * Stores new notifications (unread, added now) with one statement whose shape does not depend on
- * their number: the rows travel as one JSON parameter, each payload as the JSON already made for
- * the push and the answer (a chat event with its target is a few KB, and a crowd liking one event
- * notifies its author once per like). Returns the rows as stored, without reading them back.
+ * A statement for `size` rows, every value a text parameter ($1 is the time added): the database
+ * stores them as they come, where one JSON parameter holding the rows made it parse every payload
+ * (a chat event with its target, a few KB, notified once per like to the author of an event a
+ * crowd likes). Unused rows are null and skipped.
  */
-export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<Notification[]> {
+function statementFor(size: number): string {
+  let text = statements.get(size);
+  if (text === undefined) {
+    const rows: string[] = [];
+    for (let r = 0; r < size; r++) rows.push(`(${COLUMNS.map((_, c) => `$${2 + r * COLUMNS.length + c}::text`).join(', ')})`);
+    text = `insert into notifications (${COLUMNS.join(', ')}, added)
+      select v.*, to_timestamp($1::float8 / 1000) from (values ${rows.join(', ')}) as v(${COLUMNS.join(', ')})
+      where v.id is not null`;
+    statements.set(size, text);
+  }
+  return text;
+}
+
+/** The smallest statement size (a power of two) that holds `n` rows, so a handful of prepared statements serve every batch. */
+const sizeFor = (n: number) => 2 ** Math.ceil(Math.log2(n));
+
+async function insertChunk(q: Queryable, rows: NewNotification[], added: Date): Promise<void> {
+  const size = sizeFor(rows.length);
+  const params: unknown[] = new Array(1 + size * COLUMNS.length).fill(null);
+  params[0] = added.getTime();
+  let i = 1;
+  for (const r of rows) {
+    params[i++] = r.id;
+    params[i++] = r.appId;
+    params[i++] = r.userId;
+    params[i++] = r.type;
+    params[i++] = r.eventType;
+    params[i++] = r.entity;
+    params[i++] = r.containerId;
+    params[i++] = r.containerCustomId ?? null;
+    params[i++] = r.itemId;
+    params[i++] = r.fromUserId;
+    params[i++] = jsonOnce(r.payload);
+  }
+  await preparedText(q, `notifications_insert_${size}`, statementFor(size), params);
+}
+
+/**
+ * Stores new notifications (unread, added now) with one statement, each payload as the JSON text
+ * already made for the push and the answer. Returns the rows as stored, without reading them back.
+ */
+export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<NotificationWithPayload[]> {
   if (rows.length === 0) return [];
   const added = new Date();
-  let json = '';
-  for (const r of rows) {
-    const cells = [r.id, r.appId, r.userId, r.type, r.eventType, r.entity, r.containerId, r.containerCustomId, r.itemId, r.fromUserId].map(text);
-    json += `${json === '' ? '' : ','}[${cells.join(',')},${jsonOnce(r.payload)}]`;
-  }
-  await preparedRows(
-    q,
-    'notifications_insert',
-    sql`insert into notifications (id, app_id, user_id, type, event_type, entity, container_id, container_custom_id, item_id, from_user_id, payload, added)
-      select e->>0, e->>1, e->>2, e->>3, e->>4, e->>5, e->>6, e->>7, e->>8, e->>9, e->10, to_timestamp(${added.getTime()}::float8 / 1000)
-      from jsonb_array_elements(${`[${json}]`}::jsonb) as e`,
-  );
+  if (rows.length <= MOST_ROWS) await insertChunk(q, rows, added);
+  else
+    await q.transaction(async (tx) => {
+      for (let start = 0; start < rows.length; start += MOST_ROWS) await insertChunk(tx, rows.slice(start, start + MOST_ROWS), added);
+    });
   return rows.map((r) => ({ ...r, containerCustomId: r.containerCustomId ?? null, read: false, whenRead: null, added }));
 }

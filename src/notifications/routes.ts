@@ -6,7 +6,7 @@ import { ok, param, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
 import * as store from './store.js';
 import { userTopic } from './topic.js';
-import { notificationView } from './views.js';
+import { storedNotificationView } from './views.js';
 import { NotificationWriter } from './writer.js';
 
 const BASE = 'user/users/:userid/notification';
@@ -39,7 +39,7 @@ export function notificationsArea(core: Core): Area {
       handler: async (ctx) => {
         const removed = await store.remove(db, ctx.app.id, owner(ctx), target(ctx.params));
         if (removed[0] === undefined) throw notFound('Notification not found.');
-        return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: notificationView(removed[0]) }, 'Deleted.');
+        return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: storedNotificationView(removed[0]) }, 'Deleted.');
       },
     });
   const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
@@ -60,7 +60,7 @@ export function notificationsArea(core: Core): Area {
           const filter = { kinds: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
           const rows = await store.listNotifications(db, ctx.app.id, userid, filter, before, ctx.query.limit + 1);
           const { items, next } = pageOf(rows, ctx.query.limit, (n) => n.id);
-          return ok(listPayload('list.usernotifications', 'notifications', items.map(notificationView), next));
+          return ok(listPayload('list.usernotifications', 'notifications', items.map(storedNotificationView), next));
         },
       }),
       ...TARGETS.flatMap(({ path, target }) => [
@@ -72,7 +72,7 @@ export function notificationsArea(core: Core): Area {
           handler: async (ctx) => {
             const changed = await store.setRead(db, ctx.app.id, owner(ctx), target(ctx.params), ctx.query.read);
             if (changed[0] === undefined) throw notFound('Notification not found.');
-            return ok(notificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
+            return ok(storedNotificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
           },
         }),
         deleteRoute(path, target),

@@ -1,7 +1,7 @@
 import { isoOrNull } from '../iso.js';
-import type { Notification } from './types.js';
+import type { Notification, NotificationWithPayload } from './types.js';
 
-export function notificationView(n: Notification) {
+export function notificationView(n: NotificationWithPayload) {
   const chat = n.entity === 'chat';
   return {
     kind: 'user.notification',
@@ -23,3 +23,6 @@ export function notificationView(n: Notification) {
     ts: n.added.getTime(),
   };
 }
+
+/** A stored notification's view: its payload parsed from the stored JSON text. */
+export const storedNotificationView = (n: Notification) => notificationView({ ...n, payload: JSON.parse(n.payload) as unknown });

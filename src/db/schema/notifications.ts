@@ -1,4 +1,4 @@
-import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns.js';
 
 export const notifications = pgTable(
@@ -18,7 +18,11 @@ export const notifications = pgTable(
     /** The published chat event's or comment's id. */
     itemId: text('item_id').notNull(),
     fromUserId: text('from_user_id').notNull(),
-    payload: jsonb('payload').notNull(),
+    /**
+     * The JSON text of the chat event or comment notified about, as made for its push: stored as
+     * text, the database never parses it (a crowd liking one event notifies its author per like).
+     */
+    payload: text('payload').notNull(),
     read: boolean('read').notNull().default(false),
     whenRead: ts('when_read'),
     added: ts('added').notNull().defaultNow(),
