@@ -10,21 +10,18 @@
  *   CHECKOUTS=before=/path/to/old/checkout,after=. npm run bench:crowd   # before/after, each built (npm run build)
  *   FANS=3000 CONNECTIONS=32
  */
-import { resolve } from 'node:path';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
 import { freshDatabase } from './lib/fresh-database.js';
 import { joinSpeakers } from './lib/limits.js';
+import { checkoutsFromEnv } from './lib/checkouts.js';
 
 const fans = Number(process.env['FANS'] ?? 3000);
 const connections = Number(process.env['CONNECTIONS'] ?? 32);
 const databaseUrl = process.env['DATABASE_URL'];
-const checkouts = (process.env['CHECKOUTS'] ?? 'this=.').split(',').map((spec) => {
-  const [name = '', where = '.'] = spec.split('=');
-  return { name, root: resolve(where) };
-});
+const checkouts = checkoutsFromEnv();
 
 interface Phase {
   name: string;

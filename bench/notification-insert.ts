@@ -11,19 +11,17 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { tombstoneView } from '../src/chat/views.js';
 import { cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { freshDatabase } from './lib/fresh-database.js';
+import { checkoutsFromEnv } from './lib/checkouts.js';
 
 const batchSize = Number(process.env['BATCH'] ?? 32);
 const rounds = Number(process.env['ROUNDS'] ?? 15);
 const BATCHES_PER_ROUND = 100;
 const databaseUrl = process.env['DATABASE_URL'];
-const checkouts = (process.env['CHECKOUTS'] ?? 'this=.').split(',').map((spec) => {
-  const [name = '', where = '.'] = spec.split('=');
-  return { name, root: resolve(where) };
-});
+const checkouts = checkoutsFromEnv();
 
 interface Checkout {
   name: string;
