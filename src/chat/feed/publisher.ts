@@ -92,6 +92,8 @@ export function createFeedWriter({ db, log, bus, hooks, views, reactionLimits }:
 
 /** Views of every row not built before the commit: one batch per application, so a batch of reactions to one event reads the target once. */
 async function buildViews(views: EventViews, written: Written[]): Promise<void> {
+  // The views a job brought are set first: a read failing below (the database gone mid-failover) leaves them answered.
+  for (const w of written) w.views = w.rows.map((r) => w.job.views?.get(r.id) as EventView);
   const missing = new Map<string, { app: Application; rows: ChatEvent[] }>();
   for (const w of written) {
     const rows = w.rows.filter((r) => w.job.views?.get(r.id) === undefined);

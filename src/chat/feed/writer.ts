@@ -53,6 +53,9 @@ interface Flight {
 const MAX_BATCH = 1000;
 const GATHER_TURNS = 3;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** While the database is unreachable, committed writes' views are tried again this often, for at most UNAVAILABLE_HOLD_MS. */
+const UNAVAILABLE_RETRY_MS = 500;
+const UNAVAILABLE_HOLD_MS = 30_000;
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
 const PIPELINE_DEPTH = 2;
 const MAX_TRACKED_ROOMS = 10_000;
@@ -134,18 +137,36 @@ export class FeedWriter {
       const done = this.flights.splice(0, n);
       const outcomes = done.flatMap((f) => f.outcomes as (Written | Error)[]);
       const written = outcomes.filter((o): o is Written => !(o instanceof Error)).sort((a, b) => firstSeq(a) - firstSeq(b));
-      try {
-        await this.afterCommit(written);
-      } catch (err) {
-        // Committed is committed: the requests succeed; pollers reach the events through the database.
-        this.log.error({ err }, 'publishing committed chat events failed');
-      }
+      await this.publishCommitted(written);
       this.notePublished(written);
       const batch = done.flatMap((f) => f.batch);
       outcomes.forEach((o, i) => (o instanceof Error ? (batch[i] as Pending).reject(o) : (batch[i] as Pending).resolve(o)));
       this.launch();
     }
     this.releasing = false;
+  }
+
+  /**
+   * Views and push of committed writes. Their views may need the database (a reaction's target,
+   * a user): while it is unreachable (a failover) they are tried again, as the requests wait
+   * for them. Committed is committed: past that, or on any other failure, the requests succeed
+   * with the views their jobs brought, and pollers reach the events through the database.
+   */
+  private async publishCommitted(written: Written[]): Promise<void> {
+    const started = performance.now();
+    for (;;) {
+      try {
+        await this.afterCommit(written);
+        return;
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || performance.now() - started > UNAVAILABLE_HOLD_MS) {
+          this.log.error({ err }, 'publishing committed chat events failed');
+          return;
+        }
+        this.log.warn({ err }, 'publishing committed chat events: database unavailable, trying again');
+        await new Promise((resolve) => setTimeout(resolve, UNAVAILABLE_RETRY_MS));
+      }
+    }
   }
 
   /** True when the finished flights before index `n` may hold seqs after those of an unfinished later flight. */
