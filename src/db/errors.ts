@@ -33,6 +33,9 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUN
  * a standby refusing writes (a failover under way, or a pooler still pointing at the demoted
  * primary). Class 08: the connection broke.
  */
+/** While the database is unreachable (a failover, a restart), work that must not be lost is tried again this often. */
+export const UNAVAILABLE_RETRY_MS = 500;
+
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 /** node-postgres reports a connection lost or never made by message only. */
 const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;

@@ -1,12 +1,10 @@
 import type { Logger } from '../logger.js';
-import { isDatabaseUnavailable } from './errors.js';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_MS } from './errors.js';
 import type { CommitMetrics } from '../metrics/registry.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** While the database is unreachable (a failover, a restart), a flush is tried again this often... */
-const UNAVAILABLE_RETRY_MS = 500;
-/** ...for at most this long: a failover takes seconds; a database gone for longer loses the items (logged). */
+/** While the database is unreachable, a flush is tried again (UNAVAILABLE_RETRY_MS) for at most this long: a failover takes seconds; a database gone for longer loses the items (logged). */
 const UNAVAILABLE_HOLD_MS = 60_000;
 
 /**

@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
-import { isDatabaseUnavailable } from '../../db/errors.js';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_MS } from '../../db/errors.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
@@ -53,8 +53,7 @@ interface Flight {
 const MAX_BATCH = 1000;
 const GATHER_TURNS = 3;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-/** While the database is unreachable, committed writes' views are tried again this often, for at most UNAVAILABLE_HOLD_MS. */
-const UNAVAILABLE_RETRY_MS = 500;
+/** While the database is unreachable, committed writes' views are tried again (UNAVAILABLE_RETRY_MS) for at most this long. */
 const UNAVAILABLE_HOLD_MS = 30_000;
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
 const PIPELINE_DEPTH = 2;
