@@ -16,9 +16,30 @@ export class Backpressure {
   /** Bytes sent since the last sweep: uWS may not have queued them on the sockets yet when a sweep reads them. */
   private sinceSweep = 0;
   private readonly watched = new Set<Socket>();
+  private sweeper: { run: () => void; delayMs: number } | undefined;
+  private pending: NodeJS.Timeout | undefined;
 
   constructor(readonly limit: number) {
     this.watchAbove = Math.floor(limit / 2);
+  }
+
+  /**
+   * Calls `sweep` every `delayMs` while frames are sent, and once more after the last: bytes
+   * counted just before a sweep may reach the sockets only after it. Sockets pass the limit only
+   * by what is sent to them, so a quiet server is not woken for it (a fixed interval woke it ten
+   * times a second).
+   */
+  sweepAfterSends(sweep: () => void, delayMs: number): void {
+    const run = () => {
+      this.pending = this.sinceSweep > 0 ? setTimeout(run, delayMs).unref() : undefined;
+      sweep();
+    };
+    this.sweeper = { run, delayMs };
+  }
+
+  stopSweeping(): void {
+    clearTimeout(this.pending);
+    this.sweeper = undefined;
   }
 
   /** A frame was sent to one socket or published to many. */
@@ -26,6 +47,7 @@ export class Backpressure {
     const bytes = Buffer.byteLength(frame) + FRAME_HEADER_BYTES;
     this.sinceFullLook += bytes;
     this.sinceSweep += bytes;
+    if (this.pending === undefined && this.sweeper !== undefined) this.pending = setTimeout(this.sweeper.run, this.sweeper.delayMs).unref();
   }
 
   /** The socket closed (uWS refuses calls on a closed socket). */

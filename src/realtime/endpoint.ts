@@ -20,7 +20,7 @@ import { refusalOf } from './refusal.js';
 import type { Subscriptions } from './subscriptions.js';
 
 export const WS_PATH = '/api/v3/:appid/ws';
-/** How often sockets' unsent bytes are compared with WS_MAX_BACKPRESSURE (those that could be past it: see Backpressure). */
+/** How soon after frames are sent sockets' unsent bytes are compared with WS_MAX_BACKPRESSURE (those that could be past it: see Backpressure). */
 const BACKPRESSURE_CHECK_MS = 100;
 const UWS_CAP_HEADROOM_BYTES = 2 * 1024 * 1024;
 
@@ -48,7 +48,6 @@ function refuseUpgrade(res: HttpResponse, status: number, message: string): void
 export class Endpoint {
   private readonly sockets = new Set<Socket>();
   private readonly backpressure: Backpressure;
-  private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly deps: EndpointDeps) {
     this.backpressure = deps.backpressure;
@@ -56,8 +55,7 @@ export class Endpoint {
     deps.apps.onRevocationsMissed(() => {
       this.closeRevokedSockets().catch((err: unknown) => deps.log.warn({ err }, 'checking open sockets for revoked tokens failed'));
     });
-    this.sweeper = setInterval(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
-    this.sweeper.unref();
+    this.backpressure.sweepAfterSends(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
   }
 
   /** After a bus outage: sockets whose API token no longer exists are closed as a revocation would have. */
@@ -122,7 +120,7 @@ export class Endpoint {
 
   /** Closes every socket with 1001 (server shutting down). */
   close(): void {
-    clearInterval(this.sweeper);
+    this.backpressure.stopSweeping();
     for (const ws of [...this.sockets]) closeSocket(ws, CLOSE.goingAway, 'server shutting down');
   }
 
