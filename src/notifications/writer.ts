@@ -4,6 +4,7 @@ import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { TickBatcher } from '../db/tick-batcher.js';
+import { sharesView } from '../json-once.js';
 import { groupBy } from '../group-by.js';
 import type { Bus } from '../realtime/bus.js';
 import { publishLive } from '../realtime/live.js';
@@ -44,7 +45,9 @@ export class NotificationWriter implements PublishHook {
   private async write(events: PublishedEvent[]): Promise<void> {
     const rows = (await Promise.all([...groupBy(events, (e) => e.appId)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
     for (const n of await insertNotifications(this.db, rows)) {
-      publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: notificationView(n) });
+      const view = notificationView(n);
+      sharesView(view, 'payload');
+      publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: view });
     }
   }
 

@@ -126,6 +126,29 @@ describe('a crowd liking one event', () => {
     expect(reactors.slice(0, SHOWN).reverse()).toEqual(after.reactions[0].users.map((u: any) => u.userid));
   });
 
+  it('gives every like of a batch, answered and pushed, the liked event exactly as stored, whatever its text holds', async () => {
+    const { api, appid, token } = own.app;
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const author = (await join(api, room.id)).user.userid as string;
+    // Text that looks like the JSON around it: a "replyto" key, escapes, markup, an emoji.
+    const odd = String.raw`"replyto":null,"x":"\u0000" \" </script>` + ' \u{1F389}';
+    const goal = (await say(api, room.id, author, odd, { custompayload: JSON.stringify({ replyto: 0, odd }), customtags: ['"replyto":0'] })).speech;
+    const crowd = fans('odd', 40);
+    await all(crowd, (userid) => join(api, room.id, userid));
+    const socket = await connect(own.server.url, appid, token);
+    await socket.subscribe(`room:${room.id}`);
+
+    const answers = await all(crowd, (userid) => like(api, room.id, goal.id, userid));
+    const frames = await socket.collect((f) => f.type === 'event' && f.data.eventtype === 'reaction', crowd.length, 20_000);
+    socket.close();
+    const { reactions: _answered, likecount: _count, whenmodified: _when, ...unchanging } = goal;
+    for (const target of [...answers.map((res) => res.body.data.replyto), ...frames.map((f) => f.data.replyto)]) {
+      expect(target).toMatchObject(unchanging);
+      expect(Object.keys(target)).toEqual(Object.keys(goal));
+    }
+    expect(frames.map((f) => f.data.userid).sort()).toEqual(crowd.slice().sort());
+  });
+
   it('shows a fan their own like even when it is older than the latest listed, and only to them', async () => {
     const { api } = own.app;
     const room = await makeRoom(api, { enableenterandexit: false });

@@ -1,5 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
+import { sharesView } from '../../json-once.js';
 import type { UserService } from '../../users/service.js';
 import { findEventsById } from '../store/events.js';
 import type { ChatEvent } from '../types.js';
@@ -39,10 +40,15 @@ export class EventViews {
     for (const r of rows) addUsers(r);
     for (const t of targets.values()) addUsers(t);
     const users = await this.deps.users.getMany(app, userIds);
+    // One view per target, however many rows of the batch (a crowd's likes) point at it.
+    const targetViews = new Map([...targets.values()].map((t) => [t.id, eventView(t, users, null)]));
     return rows.map((r) => {
       if (r.replyToId === null) return eventView(r, users, null);
-      const target = targets.get(r.replyToId);
-      return eventView(r, users, target === undefined ? tombstoneView(r.replyToId, r.roomId) : eventView(target, users, null));
+      const target = targetViews.get(r.replyToId);
+      if (target === undefined) return eventView(r, users, tombstoneView(r.replyToId, r.roomId));
+      const view = eventView(r, users, target);
+      sharesView(view, 'replyto');
+      return view;
     });
   }
 

@@ -48,7 +48,9 @@ export class Reactions {
     // Others of the same batch may have pushed the user out of the latest listed; their answer still shows their reaction.
     if (!reacted || view.replyto === null) return view;
     const { user } = sender;
-    return { ...view, replyto: withOwnReaction(view.replyto, reaction, { userid: user.userId, handle: user.handle, displayname: user.displayName }) };
+    const target = withOwnReaction(view.replyto, reaction, { userid: user.userId, handle: user.handle, displayname: user.displayName });
+    // Unchanged, the answer is the view whose JSON the push and the notification already made.
+    return target === view.replyto ? view : { ...view, replyto: target };
   }
 
   private async requireTarget(app: Application, room: Room, eventId: string): Promise<void> {
