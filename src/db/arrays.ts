@@ -8,8 +8,11 @@ const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"
  * send the same text. Use it with a cast: `${textArray(ids)}::text[]`.
  */
 export function textArray(values: readonly string[]): SQL {
-  return sql`${`{${values.map(quote).join(',')}}`}`;
+  return sql`${textArrayLiteral(values)}`;
 }
+
+/** `textArray`'s value, for a placeholder of a statement made once (see statementOnce). */
+export const textArrayLiteral = (values: readonly string[]): string => `{${values.map(quote).join(',')}}`;
 
 export function intArray(values: readonly number[]): SQL {
   return sql`${`{${values.map((n) => String(Math.trunc(n))).join(',')}}`}`;

@@ -1,6 +1,6 @@
-import { and, asc, eq, gt, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
-import { textArray } from '../db/arrays.js';
-import { preparedRows, rows, type Queryable } from '../db/client.js';
+import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
+import { textArrayLiteral } from '../db/arrays.js';
+import { rows, statementOnce, type Queryable } from '../db/client.js';
 import { likeEscape } from '../db/like.js';
 import { userReports, users } from '../db/schema/index.js';
 import type { UserReportEntry } from '../db/schema/users.js';
@@ -29,11 +29,12 @@ export function userOfRow(r: User): User {
   return { ...r, bannedUntil: atOrNull(r.bannedUntil), shadowBannedUntil: atOrNull(r.shadowBannedUntil), mutedUntil: atOrNull(r.mutedUntil), added: at(r.added), whenModified: at(r.whenModified) };
 }
 
+const FIND_USERS = statementOnce<User>('users_find_many', sql`select ${USER_COLUMNS} from users where pool = ${sql.placeholder('pool')} and user_id = any(${sql.placeholder('userIds')}::text[])`);
+
 /** Users of a pool by id, in one named statement (a crowd's cache misses, the authors of a page). */
 export async function findUsers(q: Queryable, pool: string, userIds: string[]): Promise<User[]> {
   if (userIds.length === 0) return [];
-  const found = await preparedRows<User>(q, 'users_find_many', sql`select ${USER_COLUMNS} from users where pool = ${pool} and user_id = any(${textArray(userIds)}::text[])`);
-  return found.map(userOfRow);
+  return (await FIND_USERS(q, { pool, userIds: textArrayLiteral(userIds) })).map(userOfRow);
 }
 
 /** Of the candidate handles, those held by someone other than `userId`. */
@@ -66,23 +67,39 @@ export async function insertUser(q: Queryable, row: typeof users.$inferInsert): 
   return created;
 }
 
-/** Several new users in one named statement; a row whose user id or handle is taken is skipped (not returned). */
-export async function insertUsers(q: Queryable, rows: NewUserRow[]): Promise<User[]> {
-  return (await preparedRows<User>(q, 'users_insert_many', insertingUsers(rows))).map(userOfRow);
-}
-
 /**
  * The statement inserting new users (skipping those whose id or handle is taken) and returning
  * them under the names of `User`; another statement may run it as a common table expression.
+ * Its columns are placeholders that `newUserValues` fills (see statementOnce).
  */
-export function insertingUsers(rows: NewUserRow[]): SQL {
-  const column = (pick: (r: NewUserRow) => string) => sql`${textArray(rows.map(pick))}::text[]`;
-  return sql`insert into users (pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
+export const INSERTING_USERS = sql`insert into users (pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
     select pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags::jsonb
-    from unnest(${column((r) => r.pool)}, ${column((r) => r.userId)}, ${column((r) => r.handle)}, ${column((r) => r.handleLower)}, ${column((r) => r.displayName)}, ${column((r) => r.pictureUrl)}, ${column((r) => r.profileUrl)}, ${column((r) => r.role)}, ${column((r) => JSON.stringify(r.customTags))})
+    from unnest(${sql.placeholder('pool')}::text[], ${sql.placeholder('userId')}::text[], ${sql.placeholder('handle')}::text[], ${sql.placeholder('handleLower')}::text[], ${sql.placeholder('displayName')}::text[], ${sql.placeholder('pictureUrl')}::text[], ${sql.placeholder('profileUrl')}::text[], ${sql.placeholder('role')}::text[], ${sql.placeholder('customTags')}::text[])
       as n(pool, user_id, handle, handle_lower, display_name, picture_url, profile_url, role, custom_tags)
     on conflict do nothing
     returning ${USER_COLUMNS}`;
+
+/** The values of `INSERTING_USERS`'s placeholders for `rows`. */
+export function newUserValues(rows: NewUserRow[]): Record<keyof NewUserRow, string> {
+  const column = (pick: (r: NewUserRow) => string) => textArrayLiteral(rows.map(pick));
+  return {
+    pool: column((r) => r.pool),
+    userId: column((r) => r.userId),
+    handle: column((r) => r.handle),
+    handleLower: column((r) => r.handleLower),
+    displayName: column((r) => r.displayName),
+    pictureUrl: column((r) => r.pictureUrl),
+    profileUrl: column((r) => r.profileUrl),
+    role: column((r) => r.role),
+    customTags: column((r) => JSON.stringify(r.customTags)),
+  };
+}
+
+const INSERT_USERS = statementOnce<User>('users_insert_many', INSERTING_USERS);
+
+/** Several new users in one named statement; a row whose user id or handle is taken is skipped (not returned). */
+export async function insertUsers(q: Queryable, rows: NewUserRow[]): Promise<User[]> {
+  return (await INSERT_USERS(q, newUserValues(rows))).map(userOfRow);
 }
 
 /** What a new user is created with; the rest takes the table's defaults. */

@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
-import { deletedCount, preparedRows, rows, type Queryable } from '../../db/client.js';
+import { deletedCount, rows, statementOnce, type Queryable } from '../../db/client.js';
 import { tableRows } from '../../db/table-rows.js';
 import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { lastSeq } from './rooms.js';
 import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
-import { textArray } from '../../db/arrays.js';
+import { textArrayLiteral } from '../../db/arrays.js';
 
 const EVENT_ROWS = tableRows(chatEvents);
+const EVENTS_BY_ID = statementOnce<Record<string, unknown>>('chat_events_by_id', sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${chatEvents.id} = any(${sql.placeholder('ids')}::text[])`);
 
 type NewEvent = typeof chatEvents.$inferInsert;
 export type EventPatch = Partial<Omit<NewEvent, 'id' | 'appId' | 'roomId' | 'seq'>>;
@@ -23,8 +24,7 @@ export async function findEvent(q: Queryable, appId: string, roomId: string, id:
 /** A named statement: a batch of reactions reads its targets' rows with it for their views. */
 export async function findEventsById(q: Queryable, ids: string[]): Promise<ChatEvent[]> {
   if (ids.length === 0) return [];
-  const found = await preparedRows<Record<string, unknown>>(q, 'chat_events_by_id', sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${chatEvents.id} = any(${textArray(ids)}::text[])`);
-  return found.map(EVENT_ROWS.of);
+  return (await EVENTS_BY_ID(q, { ids: textArrayLiteral(ids) })).map(EVENT_ROWS.of);
 }
 
 export async function updateEvent(q: Queryable, id: string, patch: EventPatch): Promise<ChatEvent | undefined> {
@@ -134,14 +134,14 @@ export async function feedBefore(q: Queryable, roomId: string, where: EventFilte
   return found.reverse();
 }
 
+const LATEST_DISPLAYABLE = statementOnce<Record<string, unknown>>(
+  'chat_latest_displayable',
+  sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${and(eq(chatEvents.roomId, sql.placeholder('roomId')), displayable(undefined), lt(chatEvents.seq, sql.placeholder('beforeSeq')))} order by ${chatEvents.seq} desc limit ${sql.placeholder('limit')}`,
+);
+
 /** `feedBefore` of the displayable events everyone sees, as a named statement: the page a crowd joining at once shares. */
 export async function latestDisplayable(q: Queryable, roomId: string, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
-  const found = await preparedRows<Record<string, unknown>>(
-    q,
-    'chat_latest_displayable',
-    sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${and(eq(chatEvents.roomId, roomId), displayable(undefined), lt(chatEvents.seq, beforeSeq))} order by ${chatEvents.seq} desc limit ${limit}`,
-  );
-  return found.map(EVENT_ROWS.of).reverse();
+  return (await LATEST_DISPLAYABLE(q, { roomId, beforeSeq, limit })).map(EVENT_ROWS.of).reverse();
 }
 
 /** Every stored event of the room (waiting ones too), newest `limit` before id `beforeId`, oldest first. */

@@ -1,10 +1,10 @@
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
-import { textArray } from '../../db/arrays.js';
-import { preparedRows, rows, type Queryable } from '../../db/client.js';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { textArray, textArrayLiteral } from '../../db/arrays.js';
+import { preparedRows, rows, statementOnce, type Queryable } from '../../db/client.js';
 import { chatParticipants, chatRoomPermissions, chatRooms, chatSubscriptions } from '../../db/schema/chat.js';
 import { newId } from '../../ids.js';
 import type { Participant, Subscription } from '../types.js';
-import { insertingUsers, userOfRow, type NewUserRow } from '../../users/store.js';
+import { INSERTING_USERS, newUserValues, userOfRow, type NewUserRow } from '../../users/store.js';
 import type { User } from '../../users/types.js';
 
 /** Starts (or refreshes) a session; true when the user was not in the room before. */
@@ -125,17 +125,15 @@ export interface Arrived {
 const at = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
 const atOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : at(value));
 
-/** The writes of arrivals `a` (app_id, room_id, user_id, sub_id, in key order): sessions (`p`), subscriptions (`s`), each room's `in_room` moved once (`c`). */
-function arrivalWrites(now: Date): SQL {
-  const at = sql`${now.toISOString()}::timestamptz`;
-  return sql`p as (
+/** The writes of arrivals `a` (app_id, room_id, user_id, sub_id, in key order): sessions (`p`), subscriptions (`s`), each room's `in_room` moved once (`c`); placeholder `now`. */
+const ARRIVAL_WRITES = sql`p as (
       insert into chat_participants (app_id, room_id, user_id, added, last_seen)
-      select app_id, room_id, user_id, ${at}, ${at} from a
+      select app_id, room_id, user_id, ${sql.placeholder('now')}::timestamptz, ${sql.placeholder('now')}::timestamptz from a
       on conflict (room_id, user_id) do update set last_seen = excluded.last_seen
       returning room_id, user_id, xmax = 0 as entered
     ), s as (
       insert into chat_subscriptions (id, app_id, room_id, user_id, added, updated)
-      select sub_id, app_id, room_id, user_id, ${at}, ${at} from a
+      select sub_id, app_id, room_id, user_id, ${sql.placeholder('now')}::timestamptz, ${sql.placeholder('now')}::timestamptz from a
       on conflict (room_id, user_id) do update set updated = excluded.updated
       returning id, app_id, room_id, user_id, persist, added, updated
     ), c as (
@@ -144,7 +142,16 @@ function arrivalWrites(now: Date): SQL {
       where r.id = d.room_id
       returning r.id, r.in_room
     )`;
-}
+
+/** The placeholders of arrivals (`arrivalAppIds` …) and of `now`. */
+const arrivalValues = (arrivals: Arrival[], now: Date) => ({
+  arrivalAppIds: textArrayLiteral(arrivals.map((a) => a.appId)),
+  arrivalRoomIds: textArrayLiteral(arrivals.map((a) => a.roomId)),
+  arrivalUserIds: textArrayLiteral(arrivals.map((a) => a.userId)),
+  arrivalSubIds: textArrayLiteral(arrivals.map((a) => a.subscriptionId)),
+  now: now.toISOString(),
+});
+const ARRIVALS = sql`unnest(${sql.placeholder('arrivalAppIds')}::text[], ${sql.placeholder('arrivalRoomIds')}::text[], ${sql.placeholder('arrivalUserIds')}::text[], ${sql.placeholder('arrivalSubIds')}::text[])`;
 
 /** What each arrival's row carries back (its subscription, whether it entered, the room's counters), named apart from a user's columns. */
 const ARRIVED_COLUMNS = sql.raw(
@@ -168,6 +175,15 @@ function arrivedOf(f: Record<string, unknown>): Arrived {
   return { entered: f['sub_entered'] === true, subscription, room };
 }
 
+const ARRIVE_MANY = statementOnce<Record<string, unknown>>(
+  'chat_arrive_many',
+  sql`with a as (
+      select * from ${ARRIVALS} as a(app_id, room_id, user_id, sub_id)
+      order by room_id, user_id
+    ), ${ARRIVAL_WRITES}
+    select ${ARRIVED_COLUMNS} from ${ARRIVED_FROM}`,
+);
+
 /**
  * Starts or refreshes the sessions and subscriptions of distinct (room, user) pairs in one
  * statement, and moves each room's `in_room` once by the number that entered (`xmax = 0`: the
@@ -175,18 +191,21 @@ function arrivedOf(f: Record<string, unknown>): Arrived {
  * queue instead of deadlocking. Returns, per arrival in order, what it did and the room's counters.
  */
 export async function arriveMany(q: Queryable, arrivals: Arrival[], now: Date): Promise<Arrived[]> {
-  const found = await preparedRows<Record<string, unknown>>(
-    q,
-    'chat_arrive_many',
-    sql`with a as (
-      select * from unnest(${textArray(arrivals.map((a) => a.appId))}::text[], ${textArray(arrivals.map((a) => a.roomId))}::text[], ${textArray(arrivals.map((a) => a.userId))}::text[], ${textArray(arrivals.map((a) => a.subscriptionId))}::text[]) as a(app_id, room_id, user_id, sub_id)
-      order by room_id, user_id
-    ), ${arrivalWrites(now)}
-    select ${ARRIVED_COLUMNS} from ${ARRIVED_FROM}`,
-  );
+  const found = await ARRIVE_MANY(q, arrivalValues(arrivals, now));
   const byKey = new Map(found.map((f) => [`${String(f['sub_room_id'])}/${String(f['sub_user_id'])}`, arrivedOf(f)]));
   return arrivals.map((a) => byKey.get(`${a.roomId}/${a.userId}`) as Arrived);
 }
+
+const ARRIVE_NEW_MANY = statementOnce<Record<string, unknown>>(
+  'chat_arrive_new_many',
+  sql`with n as (${INSERTING_USERS}), a as (
+      select i.app_id, i.room_id, i.user_id, i.sub_id
+      from unnest(${sql.placeholder('arrivalAppIds')}::text[], ${sql.placeholder('arrivalRoomIds')}::text[], ${sql.placeholder('arrivalUserIds')}::text[], ${sql.placeholder('arrivalSubIds')}::text[], ${sql.placeholder('arrivalPools')}::text[]) as i(app_id, room_id, user_id, sub_id, pool)
+      join n on n.pool = i.pool and n."userId" = i.user_id
+      order by i.room_id, i.user_id
+    ), ${ARRIVAL_WRITES}
+    select n.*, ${ARRIVED_COLUMNS} from n join (${ARRIVED_FROM}) on s.user_id = n."userId"`,
+);
 
 /** An arrival of a user new to the pool, created by the same statement. */
 export interface Newcomer extends Arrival {
@@ -200,17 +219,7 @@ export interface Newcomer extends Arrival {
  */
 export async function arriveNewMany(q: Queryable, newcomers: Newcomer[], now: Date): Promise<({ user: User; arrived: Arrived } | undefined)[]> {
   const users = [...new Map(newcomers.map((c) => [`${c.user.pool}\u0000${c.userId}`, c.user])).values()];
-  const found = await preparedRows<Record<string, unknown>>(
-    q,
-    'chat_arrive_new_many',
-    sql`with n as (${insertingUsers(users)}), a as (
-      select i.app_id, i.room_id, i.user_id, i.sub_id
-      from unnest(${textArray(newcomers.map((c) => c.appId))}::text[], ${textArray(newcomers.map((c) => c.roomId))}::text[], ${textArray(newcomers.map((c) => c.userId))}::text[], ${textArray(newcomers.map((c) => c.subscriptionId))}::text[], ${textArray(newcomers.map((c) => c.user.pool))}::text[]) as i(app_id, room_id, user_id, sub_id, pool)
-      join n on n.pool = i.pool and n."userId" = i.user_id
-      order by i.room_id, i.user_id
-    ), ${arrivalWrites(now)}
-    select n.*, ${ARRIVED_COLUMNS} from n join (${ARRIVED_FROM}) on s.user_id = n."userId"`,
-  );
+  const found = await ARRIVE_NEW_MANY(q, { ...newUserValues(users), ...arrivalValues(newcomers, now), arrivalPools: textArrayLiteral(newcomers.map((c) => c.user.pool)) });
   const byKey = new Map(
     found.map((f) => {
       const user = Object.fromEntries(Object.entries(f).filter(([k]) => !k.startsWith('sub_') && !k.startsWith('room_'))) as User;
