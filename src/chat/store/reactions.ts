@@ -119,7 +119,9 @@ const latestOf = (users: SQL, shown: number) =>
  * repeat inserts none), the listed users those of the row followed by the new ones, the latest
  * `shown` kept. The reservation of feed positions waits for the targets' update, so locks are
  * taken targets first, then the room, as every other writer of both does. When some target is
- * not in the room (deleted since it was checked), nothing is written and `gone` names it.
+ * not in the room (deleted since it was checked), nothing is written and `gone` names it. Rows
+ * are inserted only for the locked targets: that lock is what chat_reactions has instead of a
+ * foreign key (see its schema).
  */
 export function likesWith(roomId: string, likes: ReactionChange[], shown: number): AppendWith {
   // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
@@ -168,7 +170,11 @@ interface Delta {
   delta: number;
 }
 
-/** Inserts the set reactions (in order, so the latest come last) and deletes the taken-back ones; the net change per reaction that moved. */
+/**
+ * Inserts the set reactions (in order, so the latest come last) and deletes the taken-back ones; the
+ * net change per reaction that moved. Only for targets the caller holds locked (chat_reactions has
+ * no foreign key to check them).
+ */
 async function changeRows(tx: Queryable, changes: ReactionChange[]): Promise<Delta[]> {
   if (changes.length === 0) return [];
   const set = changes.filter((c) => c.reacted);

@@ -160,13 +160,16 @@ export const chatRoomPermissions = pgTable(
   (t) => [primaryKey({ columns: [t.roomId, t.userId] })],
 );
 
-/** Who reacted how to a chat event: one row per user and reaction type; `n` orders them (latest last). */
+/**
+ * Who reacted how to a chat event: one row per user and reaction type; `n` orders them (latest last).
+ * No foreign key to chat_events, whose check would cost every like a query of its own: every writer
+ * inserts only for targets its statement or transaction holds locked `for update` (store/reactions.ts),
+ * and a statement trigger on chat_events deletes the reactions of deleted events (migration 0008).
+ */
 export const chatReactions = pgTable(
   'chat_reactions',
   {
-    eventId: text('event_id')
-      .notNull()
-      .references(() => chatEvents.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
     type: text('type').notNull(),
     userId: text('user_id').notNull(),
     n: bigint('n', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
