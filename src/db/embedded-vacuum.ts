@@ -13,23 +13,17 @@ const DEAD_SHARE = 0.2;
 /** …and frozen once its oldest unfrozen transaction id is this many transactions old (autovacuum_freeze_max_age). */
 export const FREEZE_AGE = 200_000_000;
 
-/**
- * The tables that need work, and which: `grown` (public tables at twice their pages at the last
- * analysis or vacuum, which set `relpages`, and at least FIRST_PAGES), `dead` (public tables with
- * more dead row versions than autovacuum allows; the counts live in memory, so a restart forgets
- * them and `grown` catches that table later), `old` (any table of the database, catalogs and TOAST
- * included, with `relfrozenxid` older than FREEZE_AGE).
- */
-const TABLES_TO_TEND = sql.raw(`
-  select "table", grown, dead, old from (
-    select c.oid::regclass::text as "table",
-      c.relnamespace = 'public'::regnamespace and c.relkind = 'r'
-        and pg_relation_size(c.oid) / current_setting('block_size')::int >= greatest(2 * c.relpages, ${FIRST_PAGES}) as grown,
-      c.relnamespace = 'public'::regnamespace and c.relkind = 'r'
-        and pg_stat_get_dead_tuples(c.oid) > ${DEAD_ROWS} + ${DEAD_SHARE} * greatest(c.reltuples, 0) as dead,
-      age(c.relfrozenxid) > ${FREEZE_AGE} as old
-    from pg_class c where c.relkind in ('r', 'm', 't')
-  ) t where grown or dead or old`);
+const OURS = `c.relnamespace = 'public'::regnamespace and c.relkind = 'r'`;
+/** Our tables at twice their pages at their last analysis or vacuum (which set `relpages`), and at least FIRST_PAGES. */
+const GROWN = `${OURS} and pg_relation_size(c.oid) / current_setting('block_size')::int >= greatest(2 * c.relpages, ${FIRST_PAGES})`;
+/** Our tables holding more dead row versions than autovacuum allows. The counts live in memory: a restart forgets them, and GROWN catches such a table later. */
+const DEAD = `${OURS} and pg_stat_get_dead_tuples(c.oid) > ${DEAD_ROWS} + ${DEAD_SHARE} * greatest(c.reltuples, 0)`;
+/** Any table of the database, catalogs and TOAST included, whose oldest unfrozen transaction id is older than FREEZE_AGE. */
+const OLD = `age(c.relfrozenxid) > ${FREEZE_AGE}`;
+/** The tables that need work, and which. The conditions are written twice so that a table's name is only made for the rows returned (a sixth of the look's time otherwise). */
+export const TABLES_TO_TEND = sql.raw(`
+  select c.oid::regclass::text as "table", ${GROWN} as grown, ${DEAD} as dead, ${OLD} as old
+  from pg_class c where c.relkind in ('r', 'm', 't') and (${GROWN} or ${DEAD} or ${OLD})`);
 
 interface TableToTend {
   table: string;
