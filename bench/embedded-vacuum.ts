@@ -62,6 +62,12 @@ async function churn(dataDir: string, root: string): Promise<number> {
         ids.map((userid) => ({ userid })),
       );
     }
+    // The crowd back in: its sessions fill the space the last ones left, or new pages.
+    await crowd(
+      app,
+      `chat/rooms/${room.id}/join`,
+      ids.map((userid) => ({ userid, displayname: `Fan ${userid}` })),
+    );
     const worked = performance.now() - started;
     await new Promise((r) => setTimeout(r, waitMs));
     return worked;
@@ -107,14 +113,20 @@ for (const checkout of checkoutsFromEnv()) {
     const worked = await churn(dataDir, checkout.root);
     const db = new PGlite(dataDir, EMBEDDED_OPTIONS);
     try {
-      process.stdout.write(`\n${checkout.name}: ${rounds} rounds of ${fans} fans joining, liking, leaving in ${(worked / 1000).toFixed(1)} s\n`);
-      process.stdout.write(`table                 pages  indexes pages  ANALYZE ms  VACUUM (ANALYZE) ms\n`);
+      process.stdout.write(`\n${checkout.name}: ${rounds} rounds of ${fans} fans joining, liking, leaving, then back in; ${(worked / 1000).toFixed(1)} s of work\n`);
+      process.stdout.write(`table                 rows  pages  indexes pages  ANALYZE ms  VACUUM (ANALYZE) ms\n`);
       for (const table of TABLES) {
-        const [size] = (await db.query<{ pages: number; indexes: number }>(`select pg_relation_size($1::regclass) / 8192 as pages, (pg_indexes_size($1::regclass) / 8192)::int as indexes`, [table]))
-          .rows;
+        const [size] = (
+          await db.query<{ n: number; pages: number; indexes: number }>(
+            `select (select count(*)::int from ${table}) as n, pg_relation_size($1::regclass) / 8192 as pages, (pg_indexes_size($1::regclass) / 8192)::int as indexes`,
+            [table],
+          )
+        ).rows;
         const analyze = await timed(db, `analyze ${table}`);
         const vacuum = await timed(db, `vacuum (analyze) ${table}`);
-        process.stdout.write(`${table.padEnd(20)} ${String(size?.pages).padStart(6)} ${String(size?.indexes).padStart(14)} ${analyze.toFixed(1).padStart(11)} ${vacuum.toFixed(1).padStart(20)}\n`);
+        process.stdout.write(
+          `${table.padEnd(20)} ${String(size?.n).padStart(5)} ${String(size?.pages).padStart(6)} ${String(size?.indexes).padStart(14)} ${analyze.toFixed(1).padStart(11)} ${vacuum.toFixed(1).padStart(20)}\n`,
+        );
       }
       const looks = await lookMs(db);
       process.stdout.write(`the look as a named statement: ${looks.look.toFixed(2)} ms, sizes only ${looks.sizesOnly.toFixed(2)} ms (medians of 200)\n`);
