@@ -94,7 +94,7 @@ describe('the embedded database upkeep', () => {
       expect((await table(db, 'pg_description'))?.age).toBeGreaterThan(FREEZE_AGE);
     });
 
-    await serveFor(6_000, async () => {});
+    await serveFor(7_000, async () => {});
 
     await withDatabase(async (db) => {
       const events = await table(db, 'chat_events');
