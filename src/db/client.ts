@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
-import { keepStatistics } from './embedded-statistics.js';
+import { keepVacuumed } from './embedded-vacuum.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { UnnamedStatementClient } from './transaction-pooler.js';
 
@@ -182,13 +182,13 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
     namedQueries.set(db as unknown as Db, pgliteNamedQuery(client));
     log.info({ dataDir }, 'embedded database ready, migrations applied');
-    const stopStatistics = keepStatistics(db as unknown as Db, log);
+    const stopVacuuming = keepVacuumed(db as unknown as Db, log);
     return {
       db: db as unknown as Db,
       kind: 'embedded',
       ping: () => ping(db as unknown as Db),
       close: () =>
-        stopStatistics()
+        stopVacuuming()
           .then(() => client.close())
           .finally(release),
     };

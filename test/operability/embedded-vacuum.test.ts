@@ -1,0 +1,109 @@
+import { PGlite } from '@electric-sql/pglite';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EMBEDDED_OPTIONS } from '../../src/db/embedded.js';
+import { FREEZE_AGE } from '../../src/db/embedded-vacuum.js';
+import { newApp, uid } from '../helpers/api.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { join, makeRoom, say } from '../chat/helpers.js';
+
+/**
+ * PGlite runs no autovacuum: the server itself keeps the planner's statistics, vacuums dead row
+ * versions and freezes old transaction ids. Checked on the embedded database the server left
+ * behind (the dead-row counts live in memory and go with it; the visibility map, which only VACUUM
+ * sets, and `relfrozenxid` stay).
+ */
+const EMBEDDED = { DATABASE_URL: '', REDIS_URL: '', RATE_LIMITS: 'off' };
+const dataDir = mkdtempSync(joinPath(tmpdir(), 'engage-vacuum-'));
+let server: SpawnedServer | undefined;
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs the server on the data directory until `ms` after it started, then stops it. */
+async function serveFor(ms: number, work: (url: string) => Promise<void>): Promise<void> {
+  server = await spawnServer({ DATA_DIR: dataDir, ...EMBEDDED });
+  const started = Date.now();
+  await work(server.url);
+  await new Promise((r) => setTimeout(r, Math.max(0, started + ms - Date.now())));
+  await server.stop();
+  server = undefined;
+}
+
+async function withDatabase<T>(use: (db: PGlite) => Promise<T>): Promise<T> {
+  const db = new PGlite(dataDir, EMBEDDED_OPTIONS);
+  try {
+    return await use(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function table(db: PGlite, name: string) {
+  const found = await db.query<{ relpages: number; reltuples: number; relallvisible: number; age: number }>(
+    `select relpages, reltuples, relallvisible, age(relfrozenxid) as age from pg_class where oid = $1::regclass`,
+    [name],
+  );
+  return found.rows[0];
+}
+
+describe('the embedded database upkeep', () => {
+  let roomId = '';
+
+  it('analyses a table once it has grown, and vacuums one that holds dead row versions', async () => {
+    // The server looks at its tables 5 s after it starts, then 5 s after it worked or 10 s if it did not.
+    await serveFor(16_000, async (url) => {
+      const { api } = await newApp({}, url);
+      const room = await makeRoom(api, { enableenterandexit: false });
+      roomId = room.id;
+      const crowd = Array.from({ length: 150 }, () => uid('fan'));
+      for (let i = 0; i < crowd.length; i += 50) await Promise.all(crowd.slice(i, i + 50).map((userid) => join(api, room.id, userid)));
+      // Leaving deletes a fan's session: 100 dead row versions in a small table that never doubles.
+      for (let i = 0; i < 100; i += 50) await Promise.all(crowd.slice(i, i + 50).map((userid) => api.post(`chat/rooms/${room.id}/exit`, { userid })));
+      await join(api, room.id, 'talker');
+      for (let i = 0; i < 40; i++) await Promise.all(Array.from({ length: 10 }, (_, k) => say(api, room.id, 'talker', `message ${i}.${k}`)));
+    });
+
+    await withDatabase(async (db) => {
+      // Analysed at least once the table had half the rows it has now (it is analysed again each time it doubles).
+      expect((await table(db, 'chat_events'))?.reltuples).toBeGreaterThanOrEqual(200);
+      const plan = await db.query<{ 'QUERY PLAN': string }>(
+        `explain select id from chat_events where room_id = $1 and seq is not null and seq < $2 and active and not deleted order by seq desc limit 51`,
+        [roomId, 1_000_000],
+      );
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan Backward using chat_events_feed_idx/);
+      const sessions = await table(db, 'chat_participants');
+      // Too small to have doubled from 8 pages: vacuumed for its dead row versions. Only VACUUM sets the visibility map.
+      expect(sessions?.relpages).toBeLessThan(8);
+      expect(sessions?.relallvisible).toBeGreaterThan(0);
+      expect(sessions?.relallvisible).toBe(sessions?.relpages);
+    });
+  }, 60_000);
+
+  it('freezes a table whose oldest transaction id is older than autovacuum_freeze_max_age', async () => {
+    // Two hundred million transactions take days: the table is made to look that old instead (an older relfrozenxid is only more cautious).
+    await withDatabase(async (db) => {
+      const [next] = (await db.query<{ xid: string }>(`select (txid_current() % 4294967296)::text as xid`)).rows;
+      const old = (Number(next?.xid) - FREEZE_AGE - 1_000 + 2 ** 32) % 2 ** 32;
+      // One of ours, and a catalog: every table of the database counts.
+      await db.query(`update pg_class set relfrozenxid = $1::text::xid where oid in ('chat_events'::regclass, 'pg_description'::regclass)`, [String(old)]);
+      expect((await table(db, 'chat_events'))?.age).toBeGreaterThan(FREEZE_AGE);
+      expect((await table(db, 'pg_description'))?.age).toBeGreaterThan(FREEZE_AGE);
+    });
+
+    await serveFor(7_000, async () => {});
+
+    await withDatabase(async (db) => {
+      const events = await table(db, 'chat_events');
+      expect(events?.age).toBeLessThan(10_000);
+      // Every row frozen: relfrozenxid moved past the transaction that wrote the newest row (a vacuum that froze nothing stops at the oldest).
+      const [newest] = (await db.query<{ age: number }>(`select min(age(xmin)) as age from chat_events`)).rows;
+      expect(events?.age).toBeLessThanOrEqual(newest?.age ?? -1);
+      expect(events?.relallvisible).toBe(events?.relpages);
+      expect((await table(db, 'pg_description'))?.age).toBeLessThan(10_000);
+    });
+  }, 60_000);
+});
