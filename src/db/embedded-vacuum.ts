@@ -32,8 +32,9 @@ interface TableToTend {
   old: boolean;
 }
 
-/** VACUUM's options for a table: a grown table is analysed too, an old one frozen. */
-function vacuumOf({ table, grown, old }: TableToTend): string {
+/** The work a table needs: one that only grew is analysed; one with dead rows is vacuumed (and analysed if it grew too), an old one frozen. */
+function workOf({ table, grown, dead, old }: TableToTend): string {
+  if (!dead && !old) return `analyze ${table}`;
   const options = [...(grown ? ['analyze'] : []), ...(old ? ['freeze'] : [])];
   return options.length === 0 ? `vacuum ${table}` : `vacuum (${options.join(', ')}) ${table}`;
 }
@@ -46,9 +47,9 @@ function vacuumOf({ table, grown, old }: TableToTend): string {
  *   against 0.4 ms once analysed). A table is analysed each time it has doubled, so the work stays
  *   proportional to what was written (ANALYZE samples at most 30,000 rows).
  * - Dead row versions (updates in place, deletes): until a vacuum they hold their space, so a
- *   table updated in place grows for ever. A table is vacuumed past autovacuum's threshold, and
- *   each time it has doubled (which also sets the visibility map: later vacuums skip the pages
- *   since untouched, and index-only scans can skip the table).
+ *   table updated in place grows for ever. A table is vacuumed past autovacuum's threshold. One
+ *   that only grew is not: the work runs on the serving thread, and VACUUM reads every page a
+ *   crowd's inserts wrote where ANALYZE samples them.
  * - Transaction ids wrap around after 2^31: a row whose id was not frozen before then would seem
  *   written in the future and vanish. A single-user Postgres (PGlite is one) does not stop
  *   writing before that as a server would, so a table is frozen once its oldest unfrozen id is
@@ -64,7 +65,7 @@ export function keepVacuumed(db: Db, log: Logger): () => Promise<void> {
     const tables = await preparedRows<TableToTend>(db, 'embedded_tables_to_tend', TABLES_TO_TEND);
     for (const table of tables) {
       const started = performance.now();
-      await db.execute(sql.raw(vacuumOf(table)));
+      await db.execute(sql.raw(workOf(table)));
       log.debug({ ...table, ms: Math.round(performance.now() - started) }, 'embedded table vacuumed');
     }
     wait = tables.length > 0 ? FIRST_WAIT_MS : Math.min(wait * 2, LONGEST_WAIT_MS);
