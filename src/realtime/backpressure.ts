@@ -16,7 +16,8 @@ export class Backpressure {
   /** Bytes sent since the last sweep: uWS may not have queued them on the sockets yet when a sweep reads them. */
   private sinceSweep = 0;
   private readonly watched = new Set<Socket>();
-  private sweeper: { run: () => void; delayMs: number } | undefined;
+  /** Schedules the next sweep (set by sweepAfterSends). */
+  private arm: (() => NodeJS.Timeout) | undefined;
   private pending: NodeJS.Timeout | undefined;
 
   constructor(readonly limit: number) {
@@ -31,15 +32,16 @@ export class Backpressure {
    */
   sweepAfterSends(sweep: () => void, delayMs: number): void {
     const run = () => {
-      this.pending = this.sinceSweep > 0 ? setTimeout(run, delayMs).unref() : undefined;
+      this.pending = this.sinceSweep > 0 ? arm() : undefined;
       sweep();
     };
-    this.sweeper = { run, delayMs };
+    const arm = () => setTimeout(run, delayMs).unref();
+    this.arm = arm;
   }
 
   stopSweeping(): void {
     clearTimeout(this.pending);
-    this.sweeper = undefined;
+    this.arm = undefined;
   }
 
   /** A frame was sent to one socket or published to many. */
@@ -47,7 +49,7 @@ export class Backpressure {
     const bytes = Buffer.byteLength(frame) + FRAME_HEADER_BYTES;
     this.sinceFullLook += bytes;
     this.sinceSweep += bytes;
-    if (this.pending === undefined && this.sweeper !== undefined) this.pending = setTimeout(this.sweeper.run, this.sweeper.delayMs).unref();
+    if (this.pending === undefined && this.arm !== undefined) this.pending = this.arm();
   }
 
   /** The socket closed (uWS refuses calls on a closed socket). */
