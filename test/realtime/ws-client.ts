@@ -8,6 +8,8 @@ export type Frame = Record<string, any>;
 export class WsClient {
   readonly frames: Frame[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** How the socket closed, once it has: said when a wait fails on a closed socket. */
+  private closedWith = '';
   private waiters: (() => void)[] = [];
 
   constructor(readonly socket: WebSocket) {
@@ -16,7 +18,8 @@ export class WsClient {
       for (const wake of this.waiters.splice(0)) wake();
     });
     this.closed = new Promise((resolve) => socket.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })));
-    void this.closed.then(() => {
+    void this.closed.then(({ code, reason }) => {
+      this.closedWith = `; closed with ${code} ${reason}`;
       for (const wake of this.waiters.splice(0)) wake();
     });
   }
@@ -32,7 +35,7 @@ export class WsClient {
       const found = this.frames.slice(from).find(match);
       if (found !== undefined) return found;
       const left = deadline - Date.now();
-      if (left <= 0 || this.socket.readyState === WebSocket.CLOSED) throw new Error(`no matching frame within ${ms} ms; got ${JSON.stringify(this.frames)}`);
+      if (left <= 0 || this.socket.readyState === WebSocket.CLOSED) throw new Error(`no matching frame within ${ms} ms; got ${JSON.stringify(this.frames)}${this.closedWith}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
