@@ -96,7 +96,7 @@ async function buildViews(views: EventViews, written: Written[]): Promise<void> 
   for (const w of written) w.views = w.rows.map((r) => w.job.views?.get(r.id) as EventView);
   const missing = new Map<string, { app: Application; rows: ChatEvent[] }>();
   for (const w of written) {
-    const rows = w.rows.filter((r) => w.job.views?.get(r.id) === undefined);
+    const rows = w.rows.filter((_, i) => w.views[i] === undefined);
     if (rows.length === 0) continue;
     const group = missing.get(w.job.app.id);
     if (group === undefined) missing.set(w.job.app.id, { app: w.job.app, rows });
@@ -107,5 +107,5 @@ async function buildViews(views: EventViews, written: Written[]): Promise<void> 
     const made = await views.views(app, rows);
     rows.forEach((r, i) => built.set(r.id, made[i] as EventView));
   }
-  for (const w of written) w.views = w.rows.map((r) => w.job.views?.get(r.id) ?? (built.get(r.id) as EventView));
+  for (const w of written) w.views = w.views.map((view, i) => view ?? (built.get((w.rows[i] as ChatEvent).id) as EventView));
 }
