@@ -72,6 +72,30 @@ describe('a crowd of new fans joining a busy room', () => {
     expect((await api.get(`chat/rooms/${room.id}/updates`)).body.data.room.inroom).toBe(100);
   });
 
+  it('answers each new fan with the user exactly as stored, as a search (read from the database, not a cache) returns it', async () => {
+    const { api } = own.app;
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const crowd = fans(`stored${Date.now() % 100000}x`, 24);
+    const answers = await Promise.all(
+      crowd.map((userid, i) =>
+        api.post(`chat/rooms/${room.id}/join`, {
+          userid,
+          displayname: `Fan ${i} "ü"`,
+          pictureurl: `https://img.example/${i}.png`,
+          profileurl: `https://example.com/${i}`,
+          customtags: [`tag${i}`, 'fan'],
+        }),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const found = await api.post('user/search', { userid: res.body.data.user.userid });
+      expect(found.status).toBe(200);
+      expect([res.body.data.user]).toEqual(found.body.data.users.filter((u: any) => u.userid === res.body.data.user.userid));
+      expect(res.body.data.user.customtags).toHaveLength(2);
+    }
+  });
+
   it('gives new fans asking for the same handle at once that handle once and free variants to the others, each fan created and joined once', async () => {
     const { api } = own.app;
     const room = await makeRoom(api, { enableenterandexit: false });

@@ -4,7 +4,7 @@ import { preparedRows, rows, statementOnce, type Queryable } from '../../db/clie
 import { chatParticipants, chatRoomPermissions, chatRooms, chatSubscriptions } from '../../db/schema/chat.js';
 import { newId } from '../../ids.js';
 import type { Participant, Subscription } from '../types.js';
-import { INSERTING_USERS, newUserValues, userOfRow, type NewUserRow } from '../../users/store.js';
+import { createdUser, INSERTING_USERS, newUserValues, type NewUserRow } from '../../users/store.js';
 import type { User } from '../../users/types.js';
 
 /** Starts (or refreshes) a session; true when the user was not in the room before. */
@@ -204,7 +204,7 @@ const ARRIVE_NEW_MANY = statementOnce<Record<string, unknown>>(
       join n on n.pool = i.pool and n."userId" = i.user_id
       order by i.room_id, i.user_id
     ), ${ARRIVAL_WRITES}
-    select n.*, ${ARRIVED_COLUMNS} from n join (${ARRIVED_FROM}) on s.user_id = n."userId"`,
+    select ${ARRIVED_COLUMNS} from n join (${ARRIVED_FROM}) on s.user_id = n."userId"`,
 );
 
 /** An arrival of a user new to the pool, created by the same statement. */
@@ -219,14 +219,12 @@ export interface Newcomer extends Arrival {
  */
 export async function arriveNewMany(q: Queryable, newcomers: Newcomer[], now: Date): Promise<({ user: User; arrived: Arrived } | undefined)[]> {
   const users = [...new Map(newcomers.map((c) => [`${c.user.pool}\u0000${c.userId}`, c.user])).values()];
-  const found = await ARRIVE_NEW_MANY(q, { ...newUserValues(users), ...arrivalValues(newcomers, now), arrivalPools: textArrayLiteral(newcomers.map((c) => c.user.pool)) });
-  const byKey = new Map(
-    found.map((f) => {
-      const user = Object.fromEntries(Object.entries(f).filter(([k]) => !k.startsWith('sub_') && !k.startsWith('room_'))) as User;
-      return [`${String(f['sub_room_id'])}/${String(f['sub_user_id'])}`, { user: userOfRow(user), arrived: arrivedOf(f) }];
-    }),
-  );
-  return newcomers.map((c) => byKey.get(`${c.roomId}/${c.userId}`));
+  const found = await ARRIVE_NEW_MANY(q, { ...newUserValues(users, now), ...arrivalValues(newcomers, now), arrivalPools: textArrayLiteral(newcomers.map((c) => c.user.pool)) });
+  const byKey = new Map(found.map((f) => [`${String(f['sub_room_id'])}/${String(f['sub_user_id'])}`, arrivedOf(f)]));
+  return newcomers.map((c) => {
+    const arrived = byKey.get(`${c.roomId}/${c.userId}`);
+    return arrived === undefined ? undefined : { user: createdUser(c.user, now), arrived };
+  });
 }
 
 /**
