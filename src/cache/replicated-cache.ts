@@ -57,6 +57,16 @@ export class ReplicatedCache<V> {
     if (this.loads.unchangedSince(key, stamp)) this.store(key, value);
   }
 
+  /**
+   * True when no key of `keys` changed since `stamp` as far as this node can know: never while the
+   * bus is down, when other nodes' changes cannot arrive.
+   */
+  unchangedSince(keys: Iterable<string>, stamp: number): boolean {
+    if (!this.bus.isConnected()) return false;
+    for (const key of keys) if (!this.loads.unchangedSince(key, stamp)) return false;
+    return true;
+  }
+
   /** Every node drops what `id` names (this one before returning). */
   invalidate(appId: string, id: string): void {
     send(this.bus, appId, this.options.invalidation, id);

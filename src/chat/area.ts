@@ -27,7 +27,7 @@ function buildChat(core: Core) {
   const rooms = new RoomDirectory({ db, bus });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views });
+  const feeds = new RoomFeeds({ db, bus, rooms, views, users });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   const reactionLimits = { shown: config.reactionUsersShown, typesMax: config.reactionTypesMax };

@@ -123,6 +123,14 @@ export class UserService {
     return this.cache.stamp();
   }
 
+  /** True when none of the users changed since `stamp` (taken before something was made from them), as far as this node can know. */
+  unchangedSince(app: Application, userIds: Iterable<string>, stamp: number): boolean {
+    return this.cache.unchangedSince(
+      Array.from(userIds, (userId) => cacheKey(app, userId)),
+      stamp,
+    );
+  }
+
   /** After another statement created the user (a `newcomer`, `stamp` taken before it): announced and kept, as `write` does. */
   created(app: Application, user: User, stamp: number): void {
     this.cache.changed(app.id, cacheKey(app, user.userId), user, stamp);

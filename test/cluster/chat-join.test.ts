@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { join, makeRoom } from '../chat/helpers.js';
+import { join, makeRoom, say } from '../chat/helpers.js';
 import { twoNodesForSuite } from './two-nodes.js';
 
 /**
  * Joins on a node that never read the user: a fan new to that node is inserted at once, and one
  * the database already holds falls back to being read and checked. The room each node keeps in
- * memory after a batch of joins shows the count exact on both nodes.
+ * memory after a batch of joins shows the count exact on both nodes. The page a crowd of new fans
+ * shares on one node shows what the other node changed before their joins were sent.
  */
 describe('joining over two nodes', () => {
   const nodes = twoNodesForSuite({ redis: true, env: { RATE_LIMITS: 'off' } });
@@ -33,5 +34,23 @@ describe('joining over two nodes', () => {
     // Half leave through both nodes, each of them twice at once.
     await Promise.all(fans.slice(0, 50).flatMap((userid) => [nodes.a.api, nodes.b].map((api) => api.post(`chat/rooms/${room.id}/exit`, { userid }))));
     for (const api of [nodes.a.api, nodes.b]) expect((await api.get(`chat/rooms/${room.id}/updates`)).body.data.room.inroom).toBe(50);
+  }, 60_000);
+
+  it("shows the fans of a crowd joining through one node the author's name and the room's reset made through the other", async () => {
+    const room = await makeRoom(nodes.a.api, { enableenterandexit: false });
+    const host = (await join(nodes.a.api, room.id, undefined, { displayname: 'Commentator' })).user.userid as string;
+    await say(nodes.a.api, room.id, host, 'and they score');
+    const crowd = async (label: string) => {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => nodes.a.api.post(`chat/rooms/${room.id}/join`, { userid: `${label}${Date.now()}x${i}` })));
+      return answers.map((res) => {
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return res.body.data.eventscursor.events as { user: { displayname: string } }[];
+      });
+    };
+    for (const events of await crowd('before')) expect(events.map((e) => e.user.displayname)).toEqual(['Commentator']);
+    expect((await nodes.b.post(`user/users/${host}`, { displayname: 'Head Commentator' })).status).toBe(200);
+    for (const events of await crowd('renamed')) expect(events.map((e) => e.user.displayname)).toEqual(['Head Commentator']);
+    expect((await nodes.b.post(`chat/rooms/${room.id}/reset`, {})).status).toBe(200);
+    for (const events of await crowd('reset')) expect(events).toEqual([]);
   }, 60_000);
 });

@@ -9,10 +9,12 @@ import type { RoomDirectory } from '../services/room-directory.js';
 import { displayable, feedAfter, feedBefore, feedTail, latestDisplayable } from '../store/events.js';
 import { lastSeq } from '../store/rooms.js';
 import type { Room } from '../types.js';
+import type { UserService } from '../../users/service.js';
 import { eventsPage, type EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
 import { FeedLeases } from './leases.js';
 import { RoomRing, type RingEntry } from './ring.js';
+import { SharedPages } from './shared-pages.js';
 import { roomOfFeedTopic } from './topics.js';
 
 const RING_CAPACITY = 1000;
@@ -23,6 +25,7 @@ export interface RoomFeedsDeps {
   bus: Bus;
   rooms: RoomDirectory;
   views: EventViews;
+  users: UserService;
 }
 
 export interface FeedRead {
@@ -40,9 +43,10 @@ export interface LatestPage {
   bytes?: Buffer;
 }
 
-/** The feed's head `seq` as seen at `seenAt` (performance.now()): every event committed before then is at or below it. */
+/** The feed's head `seq` and events `revision` as seen at `seenAt` (performance.now()): every event committed before then is at or below it. */
 export interface FeedHead {
   seq: number;
+  revision: number;
   seenAt: number;
 }
 
@@ -62,11 +66,12 @@ export class RoomFeeds {
   private readonly leases: FeedLeases;
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
-  private readonly sharedLatest = new Map<string, { seenAt: number; page: Promise<LatestPage> }>();
+  private readonly shared: SharedPages;
 
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
     this.checkHead = bus.kind !== 'memory';
+    this.shared = new SharedPages(deps.users);
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
     bus.onReconnect(() => {
@@ -96,19 +101,13 @@ export class RoomFeeds {
   /**
    * `latest` as everyone without a view of their own sees it (no shadow-banned or reacted events
    * of theirs: a user new to the app), with the page's JSON, up to the feed's head as a join's
-   * statement saw it (`head`). A crowd joining at once shares one read and one serialisation: a
-   * caller takes a page whose head was seen after its own request began (`since`,
-   * performance.now()), so it holds every event committed before that request.
+   * statement saw it (`head`), for a join whose request began at `since` (performance.now()).
+   * A crowd joining shares one read and one serialisation (see SharedPages).
    */
   async latestShared(app: Application, room: Room, limit: number, since: number, head: FeedHead): Promise<LatestPage> {
-    const key = `${room.id}/${limit}`;
-    const running = this.sharedLatest.get(key);
-    if (running !== undefined && running.seenAt >= since) return running.page;
-    const page = this.latestUpTo(app, room.id, limit, undefined, head.seq).then((l) => ({ ...l, bytes: Buffer.from(JSON.stringify(eventsPage(null, l.events, l.cursor, l.more))) }));
-    if (this.sharedLatest.size >= MAX_RINGS) this.sharedLatest.clear();
-    this.sharedLatest.set(key, { seenAt: head.seenAt, page });
-    page.catch(() => this.sharedLatest.delete(key));
-    return page;
+    return this.shared.take(app, room.id, limit, since, head, () =>
+      this.latestUpTo(app, room.id, limit, undefined, head.seq).then((l) => ({ ...l, bytes: Buffer.from(JSON.stringify(eventsPage(null, l.events, l.cursor, l.more))) })),
+    );
   }
 
   private async latestUpTo(app: Application, roomId: string, limit: number, viewer: string | undefined, head: number): Promise<LatestPage> {

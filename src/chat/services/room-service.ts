@@ -124,7 +124,7 @@ export class RoomService {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
     const user = fresh?.user ?? (await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } }));
-    const { entered, subscription, room: counters, seenAt } = fresh?.joined ?? (await this.deps.participation.join(app, room, user.userId));
+    const { entered, subscription, room: counters, eventsRevision, seenAt } = fresh?.joined ?? (await this.deps.participation.join(app, room, user.userId));
     const announced = entered && room.enableEnterAndExit;
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
@@ -132,7 +132,7 @@ export class RoomService {
     // A user new to the app has nothing only they see: they get the page the crowd joining with them shares.
     const latest =
       existing === undefined && !announced
-        ? await this.deps.feeds.latestShared(app, joined, limit, since, { seq: counters.lastSeq, seenAt })
+        ? await this.deps.feeds.latestShared(app, joined, limit, since, { seq: counters.lastSeq, revision: eventsRevision, seenAt })
         : await this.deps.feeds.latest(app, joined, limit, user.userId);
     return { user, subscription, room: joined, latest };
   }

@@ -120,6 +120,8 @@ export interface Arrived {
   entered: boolean;
   subscription: Subscription;
   room: RoomCounters;
+  /** The room's events revision as the statement saw it (with `room.lastSeq`, what a page of its events read now would show). */
+  eventsRevision: number;
 }
 
 const at = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
@@ -155,7 +157,7 @@ const ARRIVALS = sql`unnest(${sql.placeholder('arrivalAppIds')}::text[], ${sql.p
 
 /** What each arrival's row carries back (its subscription, whether it entered, the room's counters), named apart from a user's columns. */
 const ARRIVED_COLUMNS = sql.raw(
-  `s.id as sub_id, s.app_id as sub_app_id, s.room_id as sub_room_id, s.user_id as sub_user_id, s.persist as sub_persist, s.added as sub_added, s.updated as sub_updated, p.entered as sub_entered, coalesce(c.in_room, r.in_room) as room_in_room, r.last_message_at as room_last_message_at, r.last_seq as room_last_seq`,
+  `s.id as sub_id, s.app_id as sub_app_id, s.room_id as sub_room_id, s.user_id as sub_user_id, s.persist as sub_persist, s.added as sub_added, s.updated as sub_updated, p.entered as sub_entered, coalesce(c.in_room, r.in_room) as room_in_room, r.last_message_at as room_last_message_at, r.last_seq as room_last_seq, r.events_revision as room_events_revision`,
 );
 const ARRIVED_FROM = sql.raw(`s join p on p.room_id = s.room_id and p.user_id = s.user_id
     left join chat_rooms r on r.id = s.room_id
@@ -172,7 +174,7 @@ function arrivedOf(f: Record<string, unknown>): Arrived {
     updated: at(f['sub_updated']),
   };
   const room = { inRoom: Number(f['room_in_room'] ?? 0), lastMessageAt: atOrNull(f['room_last_message_at']), lastSeq: Number(f['room_last_seq'] ?? 0) };
-  return { entered: f['sub_entered'] === true, subscription, room };
+  return { entered: f['sub_entered'] === true, subscription, room, eventsRevision: Number(f['room_events_revision'] ?? 0) };
 }
 
 const ARRIVE_MANY = statementOnce<Record<string, unknown>>(

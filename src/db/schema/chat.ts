@@ -41,6 +41,12 @@ export const chatRooms = pgTable(
     inRoom: integer('in_room').notNull().default(0),
     /** The feed's sequence counter: the seq of the newest event that entered the feed. Never goes back. */
     lastSeq: bigint('last_seq', { mode: 'number' }).notNull().default(0),
+    /**
+     * Moves with every statement that changes or deletes events of the room in place (a trigger on
+     * chat_events, migration 0009). With last_seq it tells whether a page of the room's events read
+     * earlier is still what a read would return now.
+     */
+    eventsRevision: bigint('events_revision', { mode: 'number' }).notNull().default(0),
     lastMessageAt: ts('last_message_at'),
     added: ts('added').notNull().defaultNow(),
     whenModified: ts('when_modified').notNull().defaultNow(),
