@@ -1,7 +1,8 @@
 /**
  * Crowd writes beside chat posts, on the built server with rate limits off: the kickoff (FANS new
- * fans join one room), the goal (every fan likes one event) and the hot take (every fan up-votes
- * one comment), each next to a phase of chat posts in the same run. Prints, per phase, server CPU
+ * fans join one room), the goal (every fan likes one event), the hot take (every fan up-votes
+ * one comment) and the final whistle (every fan leaves), each next to a phase of chat posts in
+ * the same run. Prints, per phase, server CPU
  * per request, requests/s, p50/p99 and the ratio of its CPU per request to the posts' (median of
  * the post phases), then checks the counts the crowd left (inroom, like count, up-votes).
  *
@@ -96,6 +97,7 @@ async function run(checkout: { name: string; root: string }): Promise<void> {
       `chat/rooms/${room.id}/join`,
       fanIds.map((userid) => JSON.stringify({ userid, displayname: `Fan ${userid}` })),
     );
+    const inRoomAfterKickoff = (await app.call<{ inroom: number }>('GET', `chat/rooms/${room.id}`)).inroom;
     await add('chat post', `chat/rooms/${room.id}/command`, posts());
     await add(
       'goal: like',
@@ -108,8 +110,14 @@ async function run(checkout: { name: string; root: string }): Promise<void> {
       `comment/conversations/${conversationid}/comments/${take.id}/vote`,
       fanIds.map((userid) => JSON.stringify({ userid, vote: 'up' })),
     );
+    await add('chat post', `chat/rooms/${room.id}/command`, posts());
+    await add(
+      'final whistle: exit',
+      `chat/rooms/${room.id}/exit`,
+      fanIds.map((userid) => JSON.stringify({ userid })),
+    );
     report(checkout.name, phases);
-    await checkCounts(app, room.id, goal.speech.id, conversationid, take.id, speakers.length);
+    await checkCounts(app, { roomId: room.id, inRoomAfterKickoff, eventId: goal.speech.id, conversationid, commentId: take.id, speakers: speakers.length });
   } finally {
     await server.stop();
   }
@@ -135,13 +143,23 @@ function report(name: string, phases: Phase[]): void {
   }
 }
 
+interface Counted {
+  roomId: string;
+  inRoomAfterKickoff: number;
+  eventId: string;
+  conversationid: string;
+  commentId: string;
+  speakers: number;
+}
+
 /** The crowd's counts as a client reads them afterwards: each must equal what was acknowledged. */
-async function checkCounts(app: BenchApp, roomId: string, eventId: string, conversationid: string, commentId: string, speakers: number): Promise<void> {
+async function checkCounts(app: BenchApp, { roomId, inRoomAfterKickoff, eventId, conversationid, commentId, speakers }: Counted): Promise<void> {
   const room = await app.call<{ inroom: number }>('GET', `chat/rooms/${roomId}`);
   const event = await app.call<{ likecount: number }>('GET', `chat/rooms/${roomId}/events/${eventId}`);
   const comment = await app.call<{ votecount: number; votescore: number }>('GET', `comment/conversations/${conversationid}/comments/${commentId}`);
   const checks = [
-    ['inroom', room.inroom, fans + speakers],
+    ['inroom after the kickoff', inRoomAfterKickoff, fans + speakers],
+    ['inroom after the final whistle', room.inroom, speakers],
     ['likecount', event.likecount, fans],
     ['votecount', comment.votecount, fans],
   ] as const;
