@@ -131,9 +131,13 @@ export class UserService {
     );
   }
 
-  /** After another statement created the user (a `newcomer`, `stamp` taken before it): announced and kept, as `write` does. */
+  /**
+   * After another statement created the user (a `newcomer`, `stamp` taken before it): kept here.
+   * Nothing is announced: no node can hold a user that did not exist (absent users are never
+   * stored), and a crowd of new fans would otherwise send every node one message per fan.
+   */
   created(app: Application, user: User, stamp: number): void {
-    this.cache.changed(app.id, cacheKey(app, user.userId), user, stamp);
+    this.cache.fill(cacheKey(app, user.userId), user, stamp);
   }
 
   async setEffect(app: Application, userId: string, effect: 'banned' | 'shadowBanned' | 'muted', on: boolean, expireSeconds: number | undefined): Promise<User> {
