@@ -63,6 +63,7 @@ export class ReplicatedCache<V> {
    */
   unchangedSince(keys: Iterable<string>, stamp: number): boolean {
     if (!this.bus.isConnected()) return false;
+    if (this.loads.stamp() === stamp) return true;
     for (const key of keys) if (!this.loads.unchangedSince(key, stamp)) return false;
     return true;
   }

@@ -106,6 +106,20 @@ describe('ReplicatedCache', () => {
     expect(writer.peek('i')).toBe('filled');
   });
 
+  it('tells whether any of some keys changed since a stamp, whichever holder on the bus announced it', () => {
+    const bus = new MemoryBus(log);
+    const here = userCache(bus);
+    const elsewhere = userCache(bus);
+    const stamp = here.stamp();
+    expect(here.unchangedSince(['a', 'b'], stamp)).toBe(true);
+    elsewhere.invalidate('app1', 'c');
+    expect(here.unchangedSince(['a', 'b'], stamp)).toBe(true);
+    elsewhere.invalidate('app1', 'b');
+    expect(here.unchangedSince(['a', 'b'], stamp)).toBe(false);
+    expect(here.unchangedSince(['a'], stamp)).toBe(true);
+    expect(here.unchangedSince(['a', 'b'], here.stamp())).toBe(true);
+  });
+
   it('holds at most its limit, dropping the oldest stored', async () => {
     const cache = userCache(new MemoryBus(log), 2);
     for (const key of ['a', 'b', 'c']) await cache.load(key, async () => key.toUpperCase());
@@ -144,8 +158,11 @@ describeWithRedis('ReplicatedCache across a Redis outage', () => {
     await eventually(async () => onB.peek('j') === undefined, 3000, 'an invalidation through Redis');
     expect(onB.peek('k')).toBe('v');
 
+    const beforeOutage = onB.stamp();
     await redis.kill();
     await eventually(async () => !busA.isConnected() && !busB.isConnected(), 5000, 'disconnected');
+    // Changes made elsewhere cannot be heard: nothing counts as unchanged.
+    expect(onB.unchangedSince(['k'], onB.stamp())).toBe(false);
     onA.invalidate('app1', 'k');
     const read = pending<string | undefined>();
     const across = onB.load('slow', read.read);
@@ -156,6 +173,7 @@ describeWithRedis('ReplicatedCache across a Redis outage', () => {
 
     await redis.start();
     await eventually(async () => onB.peek('k') === undefined, 5000, 'B forgets what it held before the outage');
+    expect(onB.unchangedSince(['unrelated'], beforeOutage)).toBe(false);
     read.resolve('read before the reconnection');
     await across;
     expect(onB.peek('slow')).toBeUndefined();

@@ -11,7 +11,7 @@ interface SharedPage {
   seenAt: number;
   seq: number;
   revision: number;
-  /** The users' stamp taken before the page's views were made. */
+  /** The users' stamp taken before the page's views were made, or before it was last found current. */
   usersStamp: number;
   /** The users the page shows, once it is made. */
   users?: string[];
@@ -56,7 +56,12 @@ export class SharedPages {
   }
 
   private stillCurrent(app: Application, held: SharedPage, head: FeedHead): boolean {
-    return held.seq === head.seq && held.revision === head.revision && held.users !== undefined && this.users.unchangedSince(app, held.users, held.usersStamp);
+    if (held.seq !== head.seq || held.revision !== head.revision || held.users === undefined) return false;
+    const now = this.users.stamp();
+    if (!this.users.unchangedSince(app, held.users, held.usersStamp)) return false;
+    // Current as of now: the next join of the crowd need only look at changes after this.
+    held.usersStamp = now;
+    return true;
   }
 }
 
