@@ -6,6 +6,8 @@ export interface TableRows<Row> {
   list: SQL;
   /** A row as the driver parsed it, as drizzle would return it (each column's own mapping). */
   of(row: Record<string, unknown>): Row;
+  /** A row as `to_jsonb` writes it (keyed by column name), as drizzle would return it. */
+  ofJson(row: Record<string, unknown>): Row;
 }
 
 /**
@@ -23,6 +25,14 @@ export function tableRows<T extends PgTable>(table: T): TableRows<T['$inferSelec
         if (value !== null && value !== undefined) row[field] = column.mapFromDriverValue(value);
       }
       return row as T['$inferSelect'];
+    },
+    ofJson(row) {
+      const mapped: Record<string, unknown> = {};
+      for (const [field, column] of columns) {
+        const value = row[column.name];
+        mapped[field] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+      }
+      return mapped as T['$inferSelect'];
     },
   };
 }

@@ -149,6 +149,33 @@ describe('a crowd liking one event', () => {
     expect(frames.map((f) => f.data.userid).sort()).toEqual(crowd.slice().sort());
   });
 
+  it("answers and pushes each like with the liked event's counts as its own batch left them: growing, ending at the crowd's size", async () => {
+    const { api, appid, token } = own.app;
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const author = (await join(api, room.id)).user.userid as string;
+    const goal = (await say(api, room.id, author, 'GOAL!')).speech;
+    const first = (await join(api, room.id)).user.userid as string;
+    expect((await like(api, room.id, goal.id, first)).body.data.replyto.likecount).toBe(1);
+    const crowd = fans('count', 40);
+    await all(crowd, (userid) => join(api, room.id, userid));
+    const socket = await connect(own.server.url, appid, token);
+    await socket.subscribe(`room:${room.id}`);
+
+    const answers = await all(crowd, (userid) => like(api, room.id, goal.id, userid));
+    const frames = await socket.collect((f) => f.type === 'event' && f.data.eventtype === 'reaction', crowd.length, 20_000);
+    socket.close();
+    const counts = (target: any) => [target.likecount, target.reactions.find((r: any) => r.type === 'like').count];
+    for (const res of answers) {
+      const [likecount, listed] = counts(res.body.data.replyto);
+      expect(likecount).toBe(listed);
+      expect(likecount).toBeGreaterThan(1);
+    }
+    const pushed = frames.map((f) => counts(f.data.replyto)[0] as number);
+    expect(pushed).toEqual([...pushed].sort((a, b) => a - b));
+    expect(pushed.at(-1)).toBe(crowd.length + 1);
+    expect(Math.max(...answers.map((res) => res.body.data.replyto.likecount as number))).toBe(crowd.length + 1);
+  });
+
   it('shows a fan their own like even when it is older than the latest listed, and only to them', async () => {
     const { api } = own.app;
     const room = await makeRoom(api, { enableenterandexit: false });

@@ -90,7 +90,7 @@ export function createFeedWriter({ db, log, bus, hooks, views, reactionLimits }:
   );
 }
 
-/** Views of every row not built before the commit: one batch per application, so a batch of reactions to one event reads the target once. */
+/** Views of every row not built before the commit: one batch per application, so a batch of reactions to one event reads the target once, or not at all when the write returned it. */
 async function buildViews(views: EventViews, written: Written[]): Promise<void> {
   // The views a job brought are set first: a read failing below (the database gone mid-failover) leaves them answered.
   for (const w of written) w.views = w.rows.map((r) => w.job.views?.get(r.id) as EventView);
@@ -102,9 +102,10 @@ async function buildViews(views: EventViews, written: Written[]): Promise<void> 
     if (group === undefined) missing.set(w.job.app.id, { app: w.job.app, rows });
     else group.rows.push(...rows);
   }
+  const known = new Map(written.flatMap((w) => w.changed ?? []).map((e) => [e.id, e]));
   const built = new Map<string, EventView>();
   for (const { app, rows } of missing.values()) {
-    const made = await views.views(app, rows);
+    const made = await views.views(app, rows, undefined, known);
     rows.forEach((r, i) => built.set(r.id, made[i] as EventView));
   }
   for (const w of written) w.views = w.views.map((view, i) => view ?? (built.get((w.rows[i] as ChatEvent).id) as EventView));

@@ -35,6 +35,8 @@ export interface Written {
   rows: ChatEvent[];
   /** Their views, set by `afterCommit`. */
   views: EventView[];
+  /** Events the write changed in place, as it left them (the targets of a batch of likes): their views need no read. */
+  changed?: ChatEvent[];
 }
 
 interface Pending {
@@ -264,7 +266,7 @@ export class FeedWriter {
     let count = 0;
     const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
     const reactions = lastChanges(jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction])));
-    const last =
+    const appended =
       reactions.length === 0
         ? await appendToFeed(this.db, roomId, rows, positions, count)
         : reactions.every((r) => r.reacted && r.type === 'like')
@@ -273,12 +275,13 @@ export class FeedWriter {
               await applyReactions(tx, roomId, reactions, this.reactionLimits);
               return appendToFeed(tx, roomId, rows, positions, count);
             });
-    if (last === undefined) throw notFound(`Room ${roomId} not found.`);
+    if (appended === undefined) throw notFound(`Room ${roomId} not found.`);
+    const last = appended.lastSeq;
     rows.forEach((row, k) => {
       const position = positions[k] as number | null;
       row.seq = position === null ? null : last - count + position;
     });
-    return jobs.map((job) => ({ job, rows: job.inserts, views: [] }));
+    return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
   }
 
   /** A job with its own statements or stored events to publish: one transaction. */

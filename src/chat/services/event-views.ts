@@ -24,14 +24,21 @@ export class EventViews {
     return markOwnReactions(this.deps.db, listed, views);
   }
 
-  async views(app: Application, rows: ChatEvent[], viewer?: string): Promise<EventView[]> {
-    const built = await this.build(app, rows);
+  /** `known`: events as a write just left them, used as replyto targets without reading them. */
+  async views(app: Application, rows: ChatEvent[], viewer?: string, known?: ReadonlyMap<string, ChatEvent>): Promise<EventView[]> {
+    const built = await this.build(app, rows, known);
     return viewer === undefined ? built : this.forViewer(app, viewer, built);
   }
 
-  private async build(app: Application, rows: ChatEvent[]): Promise<EventView[]> {
+  private async build(app: Application, rows: ChatEvent[], known?: ReadonlyMap<string, ChatEvent>): Promise<EventView[]> {
     const targetIds = [...new Set(rows.map((r) => r.replyToId).filter((id): id is string => id !== null))];
-    const targets = new Map((await findEventsById(this.deps.db, targetIds)).map((t) => [t.id, t]));
+    const targets = new Map<string, ChatEvent>();
+    for (const id of targetIds) {
+      const target = known?.get(id);
+      if (target !== undefined) targets.set(id, target);
+    }
+    const unknown = targetIds.filter((id) => !targets.has(id));
+    for (const t of await findEventsById(this.deps.db, unknown)) targets.set(t.id, t);
     const userIds = new Set<string>();
     const addUsers = (r: ChatEvent) => {
       if (r.userId !== null) userIds.add(r.userId);

@@ -8,6 +8,9 @@ import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
 import { textArrayLiteral } from '../../db/arrays.js';
 
 const EVENT_ROWS = tableRows(chatEvents);
+
+/** Events as a statement returned them with `to_jsonb` (a JSON array of rows). */
+export const eventsOfJson = (rows: Record<string, unknown>[]): ChatEvent[] => rows.map(EVENT_ROWS.ofJson);
 const EVENTS_BY_ID = statementOnce<Record<string, unknown>>('chat_events_by_id', sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${chatEvents.id} = any(${sql.placeholder('ids')}::text[])`);
 
 type NewEvent = typeof chatEvents.$inferInsert;

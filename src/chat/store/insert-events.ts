@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { preparedRows, type Queryable } from '../../db/client.js';
 import type { ChatEvent } from '../types.js';
+import { eventsOfJson } from './events.js';
 
 /** How a column's value is written into a row's JSON array (no generic walk, no intermediate arrays). */
 type Encode = (r: ChatEvent) => string;
@@ -141,6 +142,14 @@ export interface AppendWith {
   before: SQL;
   /** The ids of the events the changes needed but did not find (a text[]): when not empty, `before` is false. */
   gone: SQL;
+  /** The events the changes wrote, as they left them (a JSON array of `to_jsonb` rows): their views need no read. */
+  changed: SQL;
+}
+
+/** What an append did: the room's new last seq, and the events its `AppendWith` changed. */
+export interface Appended {
+  lastSeq: number;
+  changed: ChatEvent[];
 }
 
 /** Events a batch's changes apply to that are not (or no longer) in its room: nothing of the batch was written. */
@@ -158,8 +167,8 @@ export class TargetsGone extends Error {
  * adds changes of its own to the same statement (see likesWith); when they miss events, nothing
  * is written and it throws TargetsGone.
  */
-export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number, along?: AppendWith): Promise<number | undefined> {
-  const found = await preparedRows<{ last_seq: string | number | null; gone?: string[] }>(
+export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number, along?: AppendWith): Promise<Appended | undefined> {
+  const found = await preparedRows<{ last_seq: string | number | null; gone?: string[]; changed?: Record<string, unknown>[] | null }>(
     q,
     along?.name ?? 'chat_append_to_feed',
     sql`with ${along === undefined ? sql`` : sql`${along.ctes}, `}r as (
@@ -170,10 +179,10 @@ export async function appendToFeed(q: Queryable, roomId: string, events: ChatEve
       from r, jsonb_array_elements(${rowsJson(events, positions)}::jsonb) as e
       ${JOURNALLED}
     ), ${journal(events[0]?.appId ?? '')}
-    ${along === undefined ? sql`select last_seq from r` : sql`select (select last_seq from r) as last_seq, ${along.gone} as gone`}`,
+    ${along === undefined ? sql`select last_seq from r` : sql`select (select last_seq from r) as last_seq, ${along.gone} as gone, ${along.changed} as changed`}`,
   );
   const gone = found[0]?.gone ?? [];
   if (gone.length > 0) throw new TargetsGone(gone);
   const last = found[0]?.last_seq;
-  return last === undefined || last === null ? undefined : Number(last);
+  return last === undefined || last === null ? undefined : { lastSeq: Number(last), changed: eventsOfJson(found[0]?.changed ?? []) };
 }

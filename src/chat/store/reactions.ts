@@ -121,7 +121,7 @@ const latestOf = (users: SQL, shown: number) =>
  * taken targets first, then the room, as every other writer of both does. When some target is
  * not in the room (deleted since it was checked), nothing is written and `gone` names it. Rows
  * are inserted only for the locked targets: that lock is what chat_reactions has instead of a
- * foreign key (see its schema).
+ * foreign key (see its schema). The targets come back as the statement left them (`changed`).
  */
 export function likesWith(roomId: string, likes: ReactionChange[], shown: number): AppendWith {
   // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
@@ -159,9 +159,15 @@ export function likesWith(roomId: string, likes: ReactionChange[], shown: number
       update chat_events e set reactions = s.reactions,
         like_count = coalesce((select (l->>'count')::int from jsonb_array_elements(s.reactions) l where l->>'type' = 'like'), 0)
       from s where e.id = s.id
-      returning e.id
+      returning e.*
     )`;
-  return { name: 'chat_like_and_append', ctes, before: sql`(select count(*) from u) >= 0 and (select cardinality(ids) from g) = 0`, gone: sql`(select ids from g)` };
+  return {
+    name: 'chat_like_and_append',
+    ctes,
+    before: sql`(select count(*) from u) >= 0 and (select cardinality(ids) from g) = 0`,
+    gone: sql`(select ids from g)`,
+    changed: sql`(select coalesce(jsonb_agg(to_jsonb(u)), '[]'::jsonb) from u)`,
+  };
 }
 
 interface Delta {
