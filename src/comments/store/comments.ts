@@ -1,4 +1,4 @@
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { commentReports, comments } from '../../db/schema/comments.js';
 import type { Comment, CommentPatch, CommentRow, Settable } from '../types.js';
@@ -17,6 +17,14 @@ export async function findCommentInApp(q: Queryable, appId: string, id: string):
     .from(comments)
     .where(and(eq(comments.appId, appId), eq(comments.id, id)));
   return row;
+}
+
+export async function findCommentsInApp(q: Queryable, appId: string, ids: string[]): Promise<Comment[]> {
+  if (ids.length === 0) return [];
+  return q
+    .select()
+    .from(comments)
+    .where(and(eq(comments.appId, appId), inArray(comments.id, ids)));
 }
 
 /** Locks the comment row for the rest of the transaction, so changes to it apply one at a time. */
