@@ -5,8 +5,8 @@ import type { Notification, NotificationWithPayload } from './types.js';
 
 /**
  * Stored notifications with their payloads: each chat event or comment as its area answers it
- * now, read in one batch per entity whatever the number of rows; null where the item is gone
- * (deleted, or its author purged).
+ * now, read in one batch per entity whatever the number of rows; null where the item no longer
+ * exists (deleted, or a chat event of a purged user).
  */
 export async function withPayloads(items: Pick<ItemViews, 'views'>, app: Application, rows: Notification[]): Promise<NotificationWithPayload[]> {
   const found = new Map(await Promise.all([...groupBy(rows, (r) => r.entity)].map(async ([entity, own]) => [entity, await items.views(entity, app, [...new Set(own.map((r) => r.itemId))])] as const)));

@@ -1,6 +1,6 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs } from '../http/auth.js';
-import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
+import { listPayload, stringCursor } from '../http/cursor.js';
 import { notFound } from '../errors.js';
 import { ok, param, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
@@ -60,8 +60,7 @@ export function notificationsArea(core: Core): Area {
           const userid = owner(ctx);
           const before = stringCursor(ctx.query.cursor);
           const filter = { kinds: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
-          const rows = await notifications.list(ctx.app, userid, filter, before, ctx.query.limit + 1);
-          const { items, next } = pageOf(rows, ctx.query.limit, (n) => n.id);
+          const { items, next } = await notifications.list(ctx.app, userid, filter, before, ctx.query.limit);
           return ok(listPayload('list.usernotifications', 'notifications', items.map(notificationView), next));
         },
       }),

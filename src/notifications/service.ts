@@ -1,6 +1,7 @@
 import type { Application } from '../apps/types.js';
 import type { Db } from '../db/client.js';
 import type { ItemViews } from '../events/item-views.js';
+import { pageOf, type Page } from '../http/cursor.js';
 import { withPayloads } from './payloads.js';
 import * as store from './store.js';
 import type { NotificationWithPayload } from './types.js';
@@ -14,9 +15,10 @@ export interface NotificationsDeps {
 export class Notifications {
   constructor(private readonly deps: NotificationsDeps) {}
 
-  /** Newest first, before the id the previous page ended on. */
-  async list(app: Application, userId: string, filter: store.NotificationFilter, before: string | undefined, limit: number): Promise<NotificationWithPayload[]> {
-    return withPayloads(this.deps.items, app, await store.listNotifications(this.deps.db, app.id, userId, filter, before, limit));
+  /** A page, newest first, before the id the previous page ended on. */
+  async list(app: Application, userId: string, filter: store.NotificationFilter, before: string | undefined, limit: number): Promise<Page<NotificationWithPayload>> {
+    const { items, next } = pageOf(await store.listNotifications(this.deps.db, app.id, userId, filter, before, limit + 1), limit, (n) => n.id);
+    return { items: await withPayloads(this.deps.items, app, items), next };
   }
 
   /** The target's notifications marked read or unread, newest first. */
