@@ -1,7 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { ItemViewSource } from '../../events/item-views.js';
-import { findCommentsInApp } from '../store/comments.js';
-import { findConversationsByKeys } from '../store/conversations.js';
+import { findCommentsWithConversation } from '../store/comments.js';
 import type { Reader } from './reading.js';
 
 export interface CommentItemDeps {
@@ -9,13 +8,12 @@ export interface CommentItemDeps {
   reader: Pick<Reader, 'renderAcross'>;
 }
 
-/** Comments by id as `GET …/comments/{commentid}` answers them: one read of the rows, one of their conversations, one of their users. */
+/** Comments by id as `GET …/comments/{commentid}` answers them: one read of the rows with their conversations' ids, one of their users. */
 export function commentItemSource({ db, reader }: CommentItemDeps): ItemViewSource {
   return async (app, ids) => {
-    const found = await findCommentsInApp(db, app.id, ids);
-    const conversations = new Map((await findConversationsByKeys(db, [...new Set(found.map((c) => c.conversationKey))])).map((c) => [c.key, c.conversationId]));
-    // A comment whose conversation is gone is gone with it (the conversation's delete removes its comments).
-    const shown = found.filter((c) => conversations.has(c.conversationKey));
-    return new Map((await reader.renderAcross(app, (c) => conversations.get(c.conversationKey) as string, shown)).map((v) => [v.id, v]));
+    const found = await findCommentsWithConversation(db, app.id, ids);
+    const conversationOf = new Map(found.map((f) => [f.comment, f.conversationId]));
+    const views = await reader.renderAcross(app, (c) => conversationOf.get(c) as string, [...conversationOf.keys()]);
+    return new Map(views.map((v) => [v.id, v]));
   };
 }
