@@ -11,6 +11,7 @@ import { chatContext } from './services/chat-context.js';
 import { Commands } from './services/commands.js';
 import { EventLists } from './services/event-lists.js';
 import { EventViews } from './services/event-views.js';
+import { chatItemSource } from './services/item-source.js';
 import { Messages } from './services/messages.js';
 import { Participation } from './services/participation.js';
 import { Posting } from './services/posting.js';
@@ -30,6 +31,7 @@ function buildChat(core: Core) {
   const feeds = new RoomFeeds({ db, bus, rooms, views, users });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
+  hooks.items.add('chat', chatItemSource({ db, views }));
   const reactionLimits = { shown: config.reactionUsersShown, typesMax: config.reactionTypesMax };
   const posting = new Posting({ users, hooks, log, effects, participation, writer: createFeedWriter({ db, log, bus, hooks, views, reactionLimits }) });
   const messages = new Messages({ db, users, rooms, posting, views });

@@ -7,6 +7,7 @@ import { Changes } from './services/changes.js';
 import { CommentWriter } from './services/comment-writer.js';
 import { Conversations } from './services/conversations.js';
 import { Feedback } from './services/feedback.js';
+import { commentItemSource } from './services/item-source.js';
 import { commentJournalSources } from './services/journal-sources.js';
 import { CommentModeration } from './services/moderation.js';
 import { PageCache } from './services/page-cache.js';
@@ -33,6 +34,7 @@ export function commentsArea(core: Core): Area {
   const journal = commentJournalSources({ db, reader });
   hooks.journal.add('comment', journal.comment);
   hooks.journal.add('commentreaction', journal.commentreaction);
+  hooks.items.add('comment', commentItemSource({ db, reader }));
   core.topics.register('conversation', {
     doc: {
       events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],

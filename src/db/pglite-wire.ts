@@ -10,7 +10,8 @@ const ERROR_RESPONSE = 0x45; // 'E'
 /**
  * The Bind message of a named statement, its values in text format (null: SQL null). PGlite's
  * serializer measures and encodes each string character by character in JavaScript; for a batch
- * of notifications (80 KB of payloads) that was a tenth of a like's CPU. Buffer does both natively.
+ * of notifications when they stored their payloads (80 KB) that was a tenth of a like's CPU.
+ * Buffer does both natively.
  */
 export function bindMessage(statement: string, values: (string | null)[]): Buffer {
   let size = 1 + 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2;

@@ -1,3 +1,4 @@
+import { ItemViews } from './item-views.js';
 import { JournalSources } from './journal-sources.js';
 
 /**
@@ -43,6 +44,8 @@ export class PublishHooks implements PublishHook {
   private readonly hooks: PublishHook[] = [];
   /** Where webhooks rebuild the events a crash left owed. */
   readonly journal = new JournalSources();
+  /** Where notifications read the items published events were about, as they are now. */
+  readonly items = new ItemViews();
 
   add(hook: PublishHook): void {
     this.hooks.push(hook);

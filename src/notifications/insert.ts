@@ -1,8 +1,7 @@
 import { preparedText, type Queryable } from '../db/client.js';
-import { jsonOnce } from '../json-once.js';
 import type { NewNotification, NotificationWithPayload } from './types.js';
 
-const COLUMNS = ['id', 'app_id', 'user_id', 'type', 'event_type', 'entity', 'container_id', 'container_custom_id', 'item_id', 'from_user_id', 'payload'];
+const COLUMNS = ['id', 'app_id', 'user_id', 'type', 'event_type', 'entity', 'container_id', 'container_custom_id', 'item_id', 'from_user_id'];
 /** The most rows one statement takes; a larger batch is written in several, in one transaction. */
 const MOST_ROWS = 512;
 /** The statement for each number of rows (1, 2, 4, … MOST_ROWS), made once. */
@@ -10,9 +9,8 @@ const statements = new Map<number, string>();
 
 /**
  * A statement for `size` rows, every value a text parameter ($1 is the time added): the database
- * stores them as they come, where one JSON parameter holding the rows made it parse every payload
- * (a chat event with its target, a few KB, notified once per like to the author of an event a
- * crowd likes). Unused rows are null and skipped.
+ * stores them as they come, where one JSON parameter holding the rows made it parse them. Unused
+ * rows are null and skipped.
  */
 function statementFor(size: number): string {
   let text = statements.get(size);
@@ -46,14 +44,14 @@ async function insertChunk(q: Queryable, rows: NewNotification[], added: Date): 
     params[i++] = r.containerCustomId ?? null;
     params[i++] = r.itemId;
     params[i++] = r.fromUserId;
-    params[i++] = jsonOnce(r.payload);
   }
   await preparedText(q, `notifications_insert_${size}`, statementFor(size), params);
 }
 
 /**
- * Stores new notifications (unread, added now) with one statement, each payload as the JSON text
- * already made for the push and the answer. Returns the rows as stored, without reading them back.
+ * Stores new notifications (unread, added now) with one statement, without their payloads (the
+ * answers read the items they name). Returns the rows as stored, each with the payload to push,
+ * without reading them back.
  */
 export async function insertNotifications(q: Queryable, rows: NewNotification[]): Promise<NotificationWithPayload[]> {
   if (rows.length === 0) return [];

@@ -1,12 +1,13 @@
 import type { Area, Core } from '../core.js';
 import { assertActingAs } from '../http/auth.js';
-import { listPayload, pageOf, stringCursor } from '../http/cursor.js';
+import { listPayload, stringCursor } from '../http/cursor.js';
 import { notFound } from '../errors.js';
 import { ok, param, route, type RequestContext } from '../http/route.js';
 import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
-import * as store from './store.js';
+import { Notifications } from './service.js';
+import type { Target } from './store.js';
 import { userTopic } from './topic.js';
-import { storedNotificationView } from './views.js';
+import { notificationView } from './views.js';
 import { NotificationWriter } from './writer.js';
 
 const BASE = 'user/users/:userid/notification';
@@ -31,15 +32,16 @@ const SDK_DELETE_BY_CHAT_EVENT = 'user/users/:userid/notifications/notifications
 
 export function notificationsArea(core: Core): Area {
   const { db } = core;
-  const deleteRoute = (path: string, target: (p: Record<string, string>) => store.Target) =>
+  const notifications = new Notifications({ db, items: core.hooks.items });
+  const deleteRoute = (path: string, target: (p: Record<string, string>) => Target) =>
     route({
       method: 'DELETE',
       path,
       limit: 'notifications',
       handler: async (ctx) => {
-        const removed = await store.remove(db, ctx.app.id, owner(ctx), target(ctx.params));
+        const removed = await notifications.remove(ctx.app, owner(ctx), target(ctx.params));
         if (removed[0] === undefined) throw notFound('Notification not found.');
-        return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: storedNotificationView(removed[0]) }, 'Deleted.');
+        return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: notificationView(removed[0]) }, 'Deleted.');
       },
     });
   const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
@@ -58,9 +60,8 @@ export function notificationsArea(core: Core): Area {
           const userid = owner(ctx);
           const before = stringCursor(ctx.query.cursor);
           const filter = { kinds: ctx.query.filternotificationtypes, includeRead: ctx.query.includeread };
-          const rows = await store.listNotifications(db, ctx.app.id, userid, filter, before, ctx.query.limit + 1);
-          const { items, next } = pageOf(rows, ctx.query.limit, (n) => n.id);
-          return ok(listPayload('list.usernotifications', 'notifications', items.map(storedNotificationView), next));
+          const { items, next } = await notifications.list(ctx.app, userid, filter, before, ctx.query.limit);
+          return ok(listPayload('list.usernotifications', 'notifications', items.map(notificationView), next));
         },
       }),
       ...TARGETS.flatMap(({ path, target }) => [
@@ -70,9 +71,9 @@ export function notificationsArea(core: Core): Area {
           limit: 'notifications',
           query: SetRead,
           handler: async (ctx) => {
-            const changed = await store.setRead(db, ctx.app.id, owner(ctx), target(ctx.params), ctx.query.read);
+            const changed = await notifications.setRead(ctx.app, owner(ctx), target(ctx.params), ctx.query.read);
             if (changed[0] === undefined) throw notFound('Notification not found.');
-            return ok(storedNotificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
+            return ok(notificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
           },
         }),
         deleteRoute(path, target),
@@ -85,12 +86,9 @@ export function notificationsArea(core: Core): Area {
         query: MarkAllRead,
         handler: async (ctx) => {
           const userid = owner(ctx);
-          if (ctx.query.delete) {
-            const removed = await store.remove(db, ctx.app.id, userid, 'all');
-            return ok({ kind: 'user.notifications.markread', userid, updatedcount: 0, deletedcount: removed.length }, 'Notifications deleted.');
-          }
-          const changed = await store.setRead(db, ctx.app.id, userid, 'all', true);
-          return ok({ kind: 'user.notifications.markread', userid, updatedcount: changed.length, deletedcount: 0 }, 'Notifications marked read.');
+          const count = await notifications.markAll(ctx.app, userid, ctx.query.delete);
+          if (ctx.query.delete) return ok({ kind: 'user.notifications.markread', userid, updatedcount: 0, deletedcount: count }, 'Notifications deleted.');
+          return ok({ kind: 'user.notifications.markread', userid, updatedcount: count, deletedcount: 0 }, 'Notifications marked read.');
         },
       }),
     ],

@@ -1,8 +1,11 @@
 import type { notifications } from '../db/schema/index.js';
 
-/** A notification as stored: `payload` is the JSON text of the chat event or comment it is about. */
+/** A notification as stored: what it is about is named by `entity` and `itemId`, not copied. */
 export type Notification = typeof notifications.$inferSelect;
-/** A notification to store: `payload` is the view it is about (stored as the JSON made for its push). */
-export type NewNotification = Omit<typeof notifications.$inferInsert, 'payload'> & { payload: unknown };
-/** A notification with its payload as the view: as written and pushed, and as answered. */
-export type NotificationWithPayload = Omit<Notification, 'payload'> & { payload: unknown };
+/** A notification to store, with the view it is about (pushed live, not stored). */
+export type NewNotification = typeof notifications.$inferInsert & { payload: unknown };
+/**
+ * A notification with its payload: as written and pushed, the view published; as answered, the
+ * item as it is now, or null when it is gone.
+ */
+export type NotificationWithPayload = Notification & { payload: unknown };

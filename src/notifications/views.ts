@@ -1,5 +1,5 @@
 import { isoOrNull } from '../iso.js';
-import type { Notification, NotificationWithPayload } from './types.js';
+import type { NotificationWithPayload } from './types.js';
 
 export function notificationView(n: NotificationWithPayload) {
   const chat = n.entity === 'chat';
@@ -23,6 +23,3 @@ export function notificationView(n: NotificationWithPayload) {
     ts: n.added.getTime(),
   };
 }
-
-/** A stored notification's view: its payload parsed from the stored JSON text. */
-export const storedNotificationView = (n: Notification) => notificationView({ ...n, payload: JSON.parse(n.payload) as unknown });

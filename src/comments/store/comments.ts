@@ -1,7 +1,16 @@
 import { and, eq, or, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
-import { commentReports, comments } from '../../db/schema/comments.js';
+import { textArrayLiteral } from '../../db/arrays.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
+import { commentConversations, commentReports, comments } from '../../db/schema/comments.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { Comment, CommentPatch, CommentRow, Settable } from '../types.js';
+
+const COMMENT_ROWS = tableRows(comments);
+const COMMENTS_BY_ID = statementOnce<Record<string, unknown>>(
+  'comments_by_id_with_conversation',
+  sql`select ${COMMENT_ROWS.list}, (select ${commentConversations.conversationId} from ${commentConversations} where ${commentConversations.key} = ${comments.conversationKey}) as "ofConversation"
+    from ${comments} where ${comments.appId} = ${sql.placeholder('app')} and ${comments.id} = any(${sql.placeholder('ids')}::text[])`,
+);
 
 export async function findComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {
   const [row] = await q
@@ -17,6 +26,14 @@ export async function findCommentInApp(q: Queryable, appId: string, id: string):
     .from(comments)
     .where(and(eq(comments.appId, appId), eq(comments.id, id)));
   return row;
+}
+
+/** Comments of an app by id, each with its conversation's id, in one named statement; a comment whose conversation is gone is left out. */
+export async function findCommentsWithConversation(q: Queryable, appId: string, ids: string[]): Promise<{ comment: Comment; conversationId: string }[]> {
+  if (ids.length === 0) return [];
+  return (await COMMENTS_BY_ID(q, { app: appId, ids: textArrayLiteral(ids) })).flatMap(({ ofConversation, ...row }) =>
+    typeof ofConversation === 'string' ? [{ comment: COMMENT_ROWS.of(row), conversationId: ofConversation }] : [],
+  );
 }
 
 /** Locks the comment row for the rest of the transaction, so changes to it apply one at a time. */

@@ -15,14 +15,9 @@ export const notifications = pgTable(
     /** Room id for chat, conversation id for comments. */
     containerId: text('container_id').notNull(),
     containerCustomId: text('container_custom_id'),
-    /** The published chat event's or comment's id. */
+    /** The published chat event's or comment's id: the answers build the payload from it (src/notifications/payloads.ts). */
     itemId: text('item_id').notNull(),
     fromUserId: text('from_user_id').notNull(),
-    /**
-     * The JSON text of the chat event or comment notified about, as made for its push: stored as
-     * text, the database never parses it (a crowd liking one event notifies its author per like).
-     */
-    payload: text('payload').notNull(),
     read: boolean('read').notNull().default(false),
     whenRead: ts('when_read'),
     added: ts('added').notNull().defaultNow(),
