@@ -126,21 +126,27 @@ describe('a crowd liking one event', () => {
     expect(reactors.slice(0, SHOWN).reverse()).toEqual(after.reactions[0].users.map((u: any) => u.userid));
   });
 
-  it('gives every like of a batch, answered and pushed, the liked event exactly as stored, whatever its text holds', async () => {
+  /** The crowd joins, then likes the event at once, watched by a subscriber: the answers and the pushed reaction events. */
+  async function crowdLikes(roomId: string, eventId: string, crowd: string[]) {
     const { api, appid, token } = own.app;
+    await all(crowd, (userid) => join(api, roomId, userid));
+    const socket = await connect(own.server.url, appid, token);
+    await socket.subscribe(`room:${roomId}`);
+    const answers = await all(crowd, (userid) => like(api, roomId, eventId, userid));
+    const frames = await socket.collect((f) => f.type === 'event' && f.data.eventtype === 'reaction', crowd.length, 20_000);
+    socket.close();
+    return { answers, frames };
+  }
+
+  it('gives every like of a batch, answered and pushed, the liked event exactly as stored, whatever its text holds', async () => {
+    const { api } = own.app;
     const room = await makeRoom(api, { enableenterandexit: false });
     const author = (await join(api, room.id)).user.userid as string;
     // Text that looks like the JSON around it: a "replyto" key, escapes, markup, an emoji.
     const odd = String.raw`"replyto":null,"x":"\u0000" \" </script>` + ' \u{1F389}';
     const goal = (await say(api, room.id, author, odd, { custompayload: JSON.stringify({ replyto: 0, odd }), customtags: ['"replyto":0'] })).speech;
     const crowd = fans('odd', 40);
-    await all(crowd, (userid) => join(api, room.id, userid));
-    const socket = await connect(own.server.url, appid, token);
-    await socket.subscribe(`room:${room.id}`);
-
-    const answers = await all(crowd, (userid) => like(api, room.id, goal.id, userid));
-    const frames = await socket.collect((f) => f.type === 'event' && f.data.eventtype === 'reaction', crowd.length, 20_000);
-    socket.close();
+    const { answers, frames } = await crowdLikes(room.id, goal.id, crowd);
     const { reactions: _answered, likecount: _count, whenmodified: _when, ...unchanging } = goal;
     for (const target of [...answers.map((res) => res.body.data.replyto), ...frames.map((f) => f.data.replyto)]) {
       expect(target).toMatchObject(unchanging);
@@ -150,20 +156,14 @@ describe('a crowd liking one event', () => {
   });
 
   it("answers and pushes each like with the liked event's counts as its own batch left them: growing, ending at the crowd's size", async () => {
-    const { api, appid, token } = own.app;
+    const { api } = own.app;
     const room = await makeRoom(api, { enableenterandexit: false });
     const author = (await join(api, room.id)).user.userid as string;
     const goal = (await say(api, room.id, author, 'GOAL!')).speech;
     const first = (await join(api, room.id)).user.userid as string;
     expect((await like(api, room.id, goal.id, first)).body.data.replyto.likecount).toBe(1);
     const crowd = fans('count', 40);
-    await all(crowd, (userid) => join(api, room.id, userid));
-    const socket = await connect(own.server.url, appid, token);
-    await socket.subscribe(`room:${room.id}`);
-
-    const answers = await all(crowd, (userid) => like(api, room.id, goal.id, userid));
-    const frames = await socket.collect((f) => f.type === 'event' && f.data.eventtype === 'reaction', crowd.length, 20_000);
-    socket.close();
+    const { answers, frames } = await crowdLikes(room.id, goal.id, crowd);
     const counts = (target: any) => [target.likecount, target.reactions.find((r: any) => r.type === 'like').count];
     for (const res of answers) {
       const [likecount, listed] = counts(res.body.data.replyto);
