@@ -17,9 +17,12 @@ export class WsClient {
       this.frames.push(JSON.parse(data.toString()) as Frame);
       for (const wake of this.waiters.splice(0)) wake();
     });
+    // A frame the client cannot read closes the socket with 1006 too: the error says which.
+    let error = '';
+    socket.on('error', (err: Error) => (error = `; client error: ${err.message}`));
     this.closed = new Promise((resolve) => socket.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })));
     void this.closed.then(({ code, reason }) => {
-      this.closedWith = `; closed with ${code} ${reason}`;
+      this.closedWith = `; closed with ${code} ${reason}${error}`;
       for (const wake of this.waiters.splice(0)) wake();
     });
   }
