@@ -61,6 +61,7 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const outputClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let killedOnPurpose = false;
+  let stopped: Promise<void> | undefined;
   const url = `http://127.0.0.1:${port}`;
   // A first start on the embedded default creates its database (initdb): seconds of CPU, more on a busy machine.
   const deadline = Date.now() + 60_000;
@@ -89,19 +90,24 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
       child.kill(signal);
       await exited;
     },
-    async stop() {
-      const diedBefore = exitOf(child);
-      await stopProcess(child, 5000);
-      if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
-      // A death only just before (not yet reaped) shows as an end the stop would not have caused.
-      const ended = exitOf(child) as string;
-      if (killedOnPurpose || (diedBefore === undefined && STOPPED.includes(ended))) return;
-      // The last of its stderr may still be in the pipe when the exit is seen.
-      await Promise.race([outputClosed, new Promise((r) => setTimeout(r, 1000))]);
-      const how = diedBefore === undefined ? 'ended, not as a stop ends it' : 'died before it was stopped';
-      throw new Error(`the server on port ${port} ${how} (${ended}); the end of its output:\n${output.slice(-OUTPUT_TAIL_CHARS)}`);
+    stop() {
+      stopped ??= stopOnce();
+      return stopped;
     },
   };
+
+  async function stopOnce(): Promise<void> {
+    const diedBefore = exitOf(child);
+    await stopProcess(child, 5000);
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+    // A death only just before (not yet reaped) shows as an end the stop would not have caused.
+    const ended = exitOf(child) as string;
+    if (killedOnPurpose || (diedBefore === undefined && STOPPED.includes(ended))) return;
+    // The last of its stderr may still be in the pipe when the exit is seen.
+    await Promise.race([outputClosed, new Promise((r) => setTimeout(r, 1000))]);
+    const how = diedBefore === undefined ? 'ended, not as a stop ends it' : 'died before it was stopped';
+    throw new Error(`the server on port ${port} ${how} (${ended}); the end of its output:\n${output.slice(-OUTPUT_TAIL_CHARS)}`);
+  }
 }
 
 /** How much of a dead server's output a crash report shows. */
