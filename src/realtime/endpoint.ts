@@ -4,9 +4,7 @@ import type { Config } from '../config.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { verifyUserToken } from '../http/auth.js';
 import type { CorsPolicy } from '../http/cors.js';
-import { envelope } from '../http/envelope.js';
 import { isMethod, refuseNotAMethod } from '../http/request-line.js';
-import { statusLine } from '../http/status.js';
 import type { Limits } from '../limits/limits.js';
 import type { FrameBudget } from '../limits/frame-budget.js';
 import type { Logger } from '../logger.js';
@@ -33,15 +31,6 @@ export interface EndpointDeps {
   frames: ClientFrames;
   subscriptions: Subscriptions;
   backpressure: Backpressure;
-}
-
-function refuseUpgrade(res: HttpResponse, status: number, message: string): void {
-  res.cork(() =>
-    res
-      .writeStatus(statusLine(status))
-      .writeHeader('content-type', 'application/json; charset=utf-8')
-      .end(envelope(status, message, null)),
-  );
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
@@ -129,9 +118,13 @@ export class Endpoint {
   }
 
   /**
-   * Past a connection cap, or for an application that does not exist, an upgrade is refused at
-   * once, in the envelope, before it holds a socket. The admission holds the place from here to
-   * the socket's close.
+   * Past a connection cap an upgrade is refused at once, in the envelope, before it holds a
+   * socket; the admission holds the place from here to the socket's close. The upgrade is made
+   * here, inside uWS's handler, never after an await: the uWebSockets.js we run (20.0.8) closes a
+   * socket upgraded later (res.cork(() => res.upgrade(...))) right after its open, at random
+   * (its cork reads the response's connection-close flag from memory the WebSocket no longer
+   * owns; fixed upstream in uWebSockets#1929). An application that does not exist is found at
+   * authentication: its token is not the application's (4003).
    */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     const method = req.getCaseSensitiveMethod();
@@ -147,31 +140,7 @@ export class Endpoint {
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
     const jwt = bearer ?? req.getQuery('jwt') ?? '';
     const conn = newConnection(req.getParameter(0) ?? '', address, limits.frameBudget(), token === '' ? undefined : { token, jwt }, req.getHeader('origin'), admission.release);
-    const key = req.getHeader('sec-websocket-key');
-    const protocol = req.getHeader('sec-websocket-protocol');
-    const extensions = req.getHeader('sec-websocket-extensions');
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-      admission.release();
-    });
-    this.deps.apps.get(conn.appId).then(
-      (app) => {
-        if (aborted) return;
-        if (app === undefined) {
-          admission.release();
-          return refuseUpgrade(res, 404, `No application ${conn.appId}.`);
-        }
-        res.cork(() => res.upgrade(conn, key, protocol, extensions, context));
-      },
-      (err: unknown) => {
-        if (aborted) return;
-        admission.release();
-        if (isDatabaseUnavailable(err)) return refuseUpgrade(res, 503, 'The database is unavailable; try again shortly.');
-        this.deps.log.error({ err }, 'websocket upgrade failed');
-        refuseUpgrade(res, 500, 'Internal server error.');
-      },
-    );
+    res.upgrade(conn, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
   }
 
   private open(ws: Socket): void {

@@ -117,10 +117,7 @@ describe('engage-client in Node', () => {
     await post(app.api, roomid, users, 'one ', 30);
     await until(() => received.events.length === 30, 10_000, 'the first 30');
 
-    const killed = server.process;
-    const exited = new Promise((r) => killed.once('exit', r));
-    killed.kill('SIGKILL');
-    await exited;
+    await server.kill();
     server = await spawnServer(ENV);
     proxy.target = server.port;
     app = { ...app, api: new Client(server.url, app.appid, app.token) };

@@ -80,10 +80,7 @@ describe('engage-client on two nodes', () => {
     const lateArrivals = watcher.outOfOrder();
     watcher.socket.close();
 
-    const killed = cluster.servers[0].process;
-    const exited = new Promise((r) => killed.once('exit', r));
-    killed.kill('SIGKILL');
-    await exited;
+    await cluster.servers[0].kill();
     await post(cluster.b, roomid, users, 'after the kill ', 200, 8);
 
     const expected = await feedAfter(cluster.b, roomid, start);

@@ -70,10 +70,7 @@ describe('kill -9 under concurrent load', () => {
     const stopAt = Date.now() + LOAD_MS;
     const running = load(first, room.id, users, conversationid, pollid, choiceid, stopAt);
     await new Promise((r) => setTimeout(r, LOAD_MS));
-    const killed = server.process;
-    const exited = new Promise((r) => killed.once('exit', r));
-    killed.kill('SIGKILL');
-    await exited;
+    await server.kill();
     const acked = await running;
     expect(acked.chat.length).toBeGreaterThan(50);
 

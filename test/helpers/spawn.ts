@@ -19,6 +19,9 @@ export interface SpawnedServer {
   /** Standard output and standard error, interleaved as they arrived. */
   output(): string;
   stdout(): string;
+  /** Kills the process on purpose (SIGKILL unless told otherwise) and waits for it to exit: `stop()` then takes the death as intended. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Stops the process; throws when it had died before (a crash), naming its exit code or signal and the end of its output. */
   stop(): Promise<void>;
 }
 
@@ -55,11 +58,15 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
     stdout += d.toString();
   });
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const outputClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let killedOnPurpose = false;
+  let stopped: Promise<void> | undefined;
   const url = `http://127.0.0.1:${port}`;
   // A first start on the embedded default creates its database (initdb): seconds of CPU, more on a busy machine.
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    if (exitOf(child) !== undefined) throw new Error(`server exited (${exitOf(child)}):\n${output}`);
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) break;
@@ -78,18 +85,51 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
     process: child,
     output: () => output,
     stdout: () => stdout,
-    async stop() {
-      await stopProcess(child, 5000);
-      if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+    async kill(signal = 'SIGKILL') {
+      killedOnPurpose = true;
+      child.kill(signal);
+      await exited;
+    },
+    stop() {
+      stopped ??= stopOnce();
+      return stopped;
     },
   };
+
+  async function stopOnce(): Promise<void> {
+    const diedBefore = exitOf(child);
+    await stopProcess(child, 5000);
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+    // A death only just before (not yet reaped) shows as an end the stop would not have caused.
+    const ended = exitOf(child) as string;
+    if (killedOnPurpose || (diedBefore === undefined && STOPPED.includes(ended))) return;
+    // The last of its stderr may still be in the pipe when the exit is seen.
+    await Promise.race([outputClosed, new Promise((r) => setTimeout(r, 1000))]);
+    const how = diedBefore === undefined ? 'ended, not as a stop ends it' : 'died before it was stopped';
+    throw new Error(`the server on port ${port} ${how} (${ended}); the end of its output:\n${output.slice(-OUTPUT_TAIL_CHARS)}`);
+  }
 }
 
-/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+/** How much of a dead server's output a crash report shows. */
+const OUTPUT_TAIL_CHARS = 4000;
+
+/** How a server ends when stopProcess stops it: its SIGTERM handler exits with 0, or the SIGKILL after the grace period. */
+const STOPPED = ['exit code 0', 'signal SIGTERM', 'signal SIGKILL'];
+
+/** How a process that has exited ended ('exit code 1', 'signal SIGSEGV'), or undefined while it runs. */
+function exitOf(child: ChildProcess): string | undefined {
+  if (child.exitCode !== null) return `exit code ${child.exitCode}`;
+  if (child.signalCode !== null) return `signal ${child.signalCode}`;
+  return undefined;
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`; resolves once it has exited. */
 export async function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (exitOf(child) !== undefined) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, graceMs))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
+  if (exitOf(child) !== undefined) return;
+  child.kill('SIGKILL');
+  await exited;
 }

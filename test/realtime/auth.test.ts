@@ -36,11 +36,13 @@ describe('websocket authentication', () => {
     query.close();
   });
 
-  it("closes with 4003 for a wrong token, another app's token, or a bad user token", async () => {
+  it("closes with 4003 for a wrong token, another app's token, the path of an application that does not exist, or a bad user token", async () => {
     const wrong = await open(wsUrl(baseUrl(), a.appid), { 'x-api-token': 'nope' });
     expect((await wrong.closed).code).toBe(4003);
     const crossApp = await open(wsUrl(baseUrl(), a.appid), { 'x-api-token': b.token });
     expect((await crossApp.closed).code).toBe(4003);
+    const noSuchApp = await open(wsUrl(baseUrl(), 'no-such-app'), { 'x-api-token': a.token });
+    expect((await noSuchApp.closed).code).toBe(4003);
     const badJwt = await userToken(b.jwtsecret, { userid: 'u1' });
     const viaFrame = await open(wsUrl(baseUrl(), a.appid));
     viaFrame.send({ type: 'auth', token: a.token, jwt: badJwt });

@@ -1,5 +1,6 @@
 // Frames are arbitrary JSON; tests read them loosely and assert on the values, so `any` is the honest type here.
 /* eslint-disable @typescript-eslint/no-explicit-any */
+import { createConnection } from 'node:net';
 import WebSocket from 'ws';
 
 export type Frame = Record<string, any>;
@@ -17,9 +18,12 @@ export class WsClient {
       this.frames.push(JSON.parse(data.toString()) as Frame);
       for (const wake of this.waiters.splice(0)) wake();
     });
+    // A frame the client cannot read closes the socket with 1006 too: the error says which.
+    let error = '';
+    socket.on('error', (err: Error) => (error = `; client error: ${err.message}`));
     this.closed = new Promise((resolve) => socket.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })));
     void this.closed.then(({ code, reason }) => {
-      this.closedWith = `; closed with ${code} ${reason}`;
+      this.closedWith = `; closed with ${code} ${reason}${error}`;
       for (const wake of this.waiters.splice(0)) wake();
     });
   }
@@ -95,4 +99,38 @@ export async function connect(base: string, appid: string, token: string, jwt?: 
   const client = await open(wsUrl(base, appid), { 'x-api-token': token, ...(jwt === undefined ? {} : { authorization: `Bearer ${jwt}` }) });
   await client.next((f) => f['type'] === 'ready');
   return client;
+}
+
+/**
+ * A WebSocket handshake written by hand, with headers no client library would send (e.g.
+ * `Connection: close`); resolves with what the server sent once the `ready` frame arrived, the
+ * server closed the connection, or `ms` passed.
+ */
+export function rawUpgrade(base: string, appid: string, headers: Record<string, string>, ms = 5000): Promise<{ received: string; closed: boolean }> {
+  const { hostname, port } = new URL(base);
+  const head = [
+    `GET /api/v3/${appid}/ws HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Upgrade: websocket',
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+    'Sec-WebSocket-Version: 13',
+    ...Object.entries({ connection: 'Upgrade', ...headers }).map(([name, value]) => `${name}: ${value}`),
+  ];
+  return new Promise((resolve) => {
+    const socket = createConnection(Number(port), hostname);
+    let received = '';
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ received, closed });
+    };
+    const timer = setTimeout(() => done(false), ms);
+    socket.on('connect', () => socket.write(`${head.join('\r\n')}\r\n\r\n`));
+    socket.on('data', (data: Buffer) => {
+      received += data.toString('latin1');
+      if (received.includes('"type":"ready"')) done(false);
+    });
+    socket.on('close', () => done(true));
+    socket.on('error', () => done(true));
+  });
 }
