@@ -66,7 +66,7 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
   // A first start on the embedded default creates its database (initdb): seconds of CPU, more on a busy machine.
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exitOf(child) !== undefined) throw new Error(`server exited (${exitOf(child)}):\n${output}`);
+    if (exitOf(child) !== undefined) throw new Error(`server exited with ${child.exitCode ?? child.signalCode}:\n${output}`);
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) break;
