@@ -39,9 +39,9 @@ export function notificationsArea(core: Core): Area {
       path,
       limit: 'notifications',
       handler: async (ctx) => {
-        const removed = await notifications.remove(ctx.app, owner(ctx), target(ctx.params));
-        if (removed[0] === undefined) throw notFound('Notification not found.');
-        return ok({ kind: 'deleted.usernotification', deletedcount: removed.length, notification: notificationView(removed[0]) }, 'Deleted.');
+        const { count, newest } = await notifications.remove(ctx.app, owner(ctx), target(ctx.params));
+        if (newest === undefined) throw notFound('Notification not found.');
+        return ok({ kind: 'deleted.usernotification', deletedcount: count, notification: notificationView(newest) }, 'Deleted.');
       },
     });
   const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
@@ -71,9 +71,9 @@ export function notificationsArea(core: Core): Area {
           limit: 'notifications',
           query: SetRead,
           handler: async (ctx) => {
-            const changed = await notifications.setRead(ctx.app, owner(ctx), target(ctx.params), ctx.query.read);
-            if (changed[0] === undefined) throw notFound('Notification not found.');
-            return ok(notificationView(changed[0]), ctx.query.read ? 'Marked read.' : 'Marked unread.');
+            const { newest } = await notifications.setRead(ctx.app, owner(ctx), target(ctx.params), ctx.query.read);
+            if (newest === undefined) throw notFound('Notification not found.');
+            return ok(notificationView(newest), ctx.query.read ? 'Marked read.' : 'Marked unread.');
           },
         }),
         deleteRoute(path, target),

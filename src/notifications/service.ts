@@ -4,11 +4,17 @@ import type { ItemViews } from '../events/item-views.js';
 import { pageOf, type Page } from '../http/cursor.js';
 import { withPayloads } from './payloads.js';
 import * as store from './store.js';
-import type { NotificationWithPayload } from './types.js';
+import type { Notification, NotificationWithPayload } from './types.js';
 
 export interface NotificationsDeps {
   db: Db;
   items: Pick<ItemViews, 'views'>;
+}
+
+/** Notifications a write changed: how many, and the newest as answered. */
+export interface Changed {
+  count: number;
+  newest: NotificationWithPayload | undefined;
 }
 
 /** A user's stored notifications, answered with the items they are about as they are now. */
@@ -21,14 +27,20 @@ export class Notifications {
     return { items: await withPayloads(this.deps.items, app, items), next };
   }
 
-  /** The target's notifications marked read or unread, newest first. */
-  async setRead(app: Application, userId: string, target: store.Target, read: boolean): Promise<NotificationWithPayload[]> {
-    return withPayloads(this.deps.items, app, await store.setRead(this.deps.db, app.id, userId, target, read));
+  /** The target's notifications marked read or unread: how many, and the newest with its payload (the one the answer shows). */
+  async setRead(app: Application, userId: string, target: store.Target, read: boolean): Promise<Changed> {
+    return this.changed(app, await store.setRead(this.deps.db, app.id, userId, target, read));
   }
 
-  /** The target's notifications deleted, newest first. */
-  async remove(app: Application, userId: string, target: store.Target): Promise<NotificationWithPayload[]> {
-    return withPayloads(this.deps.items, app, await store.remove(this.deps.db, app.id, userId, target));
+  /** The target's notifications deleted: how many, and the newest with its payload. */
+  async remove(app: Application, userId: string, target: store.Target): Promise<Changed> {
+    return this.changed(app, await store.remove(this.deps.db, app.id, userId, target));
+  }
+
+  /** Only the newest gets its item read: the answers show no other. */
+  private async changed(app: Application, rows: Notification[]): Promise<Changed> {
+    const [newest] = await withPayloads(this.deps.items, app, rows.slice(0, 1));
+    return { count: rows.length, newest };
   }
 
   /** Every notification of the user marked read, or deleted: how many changed. */
