@@ -49,15 +49,19 @@ function where(appId: string, userId: string, target: Target) {
  * notifications (markread at once from two tabs) would otherwise lock the same rows in whatever
  * order each one's scan meets them, and Postgres ends such a deadlock by failing one of them.
  */
-function lockedInOrder(q: Queryable, appId: string, userId: string, target: Target): SQL {
-  return inArray(
-    notifications.id,
-    q
-      .select({ id: notifications.id })
-      .from(notifications)
-      .where(where(appId, userId, target))
-      .orderBy(notifications.id)
-      .for('update'),
+function lockedInOrder(q: Queryable, appId: string, userId: string, target: Target): SQL | undefined {
+  // The user is named outside too: the primary key (app, user, id) finds the rows, not a scan.
+  return and(
+    where(appId, userId, 'all'),
+    inArray(
+      notifications.id,
+      q
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(where(appId, userId, target))
+        .orderBy(notifications.id)
+        .for('update'),
+    ),
   );
 }
 

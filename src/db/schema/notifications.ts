@@ -1,10 +1,10 @@
-import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns.js';
 
 export const notifications = pgTable(
   'notifications',
   {
-    id: text('id').primaryKey(),
+    id: text('id').notNull(),
     appId: text('app_id').notNull(),
     /** The user notified. */
     userId: text('user_id').notNull(),
@@ -22,5 +22,7 @@ export const notifications = pgTable(
     whenRead: ts('when_read'),
     added: ts('added').notNull().defaultNow(),
   },
-  (t) => [index('notifications_user_idx').on(t.appId, t.userId, t.id), index('notifications_item_idx').on(t.appId, t.userId, t.itemId)],
+  // Every read and change names the user (and app) first, so the key leads with them: one index
+  // serves lookups by id, a user's pages and the uniqueness of ids, one fewer for each insert.
+  (t) => [primaryKey({ columns: [t.appId, t.userId, t.id] }), index('notifications_item_idx').on(t.appId, t.userId, t.itemId)],
 );
