@@ -1,15 +1,17 @@
 /**
  * Crowd writes beside chat posts, on the built server with rate limits off: the kickoff (FANS new
  * fans join one room), the goal (every fan likes one event), the hot take (every fan up-votes
- * one comment) and the final whistle (every fan leaves), each next to a phase of chat posts in
- * the same run. Prints, per phase, server CPU
- * per request, requests/s, p50/p99 and the ratio of its CPU per request to the posts' (median of
- * the post phases), then checks the counts the crowd left (inroom, like count, up-votes).
+ * one comment) and the final whistle (every fan leaves). Each crowd write is sent in ROUNDS
+ * slices, every slice between two phases of chat posts, and its ratio to a post is the median over
+ * its slices of the slice's CPU per request to the mean of the two post phases around it: on a
+ * shared machine whose speed drifts within a run, both sides of each ratio drift alike. Prints,
+ * per write, server CPU per request, requests/s, p50/p99 and that ratio, then checks the counts
+ * the crowd left (inroom, like count, up-votes).
  *
  *   npm run bench:crowd                                       # embedded, this checkout
  *   DATABASE_URL=postgres://… npm run bench:crowd             # Postgres (one fresh database per checkout)
  *   CHECKOUTS=before=/path/to/old/checkout,after=. npm run bench:crowd   # before/after, each built (npm run build)
- *   FANS=3000 CONNECTIONS=32
+ *   FANS=3000 CONNECTIONS=32 ROUNDS=3
  */
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
@@ -21,6 +23,7 @@ import { checkoutsFromEnv } from './lib/checkouts.js';
 
 const fans = Number(process.env['FANS'] ?? 3000);
 const connections = Number(process.env['CONNECTIONS'] ?? 32);
+const rounds = Math.max(1, Number(process.env['ROUNDS'] ?? 3));
 const databaseUrl = process.env['DATABASE_URL'];
 const checkouts = checkoutsFromEnv();
 
@@ -32,11 +35,16 @@ interface Phase {
   p50: number;
   p99: number;
   failed: number;
+  seconds: number;
+  answered: number;
 }
 
-/** `fans` requests, one body each, sent `connections` at a time; the server's and the database's CPU per request. */
+/** The requests, one body each, sent `connections` at a time; the server's and the database's CPU per request. */
 async function phase(server: SpawnedServer, name: string, url: string, token: string, bodies: string[]): Promise<Phase> {
   const pid = server.process.pid as number;
+  // Each phase starts with the garbage of the last one collected, so that none pays for another's.
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const before = cpuSeconds(pid);
   const dbBefore = databaseUrl === undefined ? 0 : postgresCpuSeconds();
   let next = 0;
@@ -71,14 +79,19 @@ async function phase(server: SpawnedServer, name: string, url: string, token: st
     p50: result.p50,
     p99: result.p99,
     failed: failed + result.errors,
+    seconds,
+    answered,
   };
 }
+
+/** The server collects its garbage on SIGUSR2 (lib/gc-on-signal.mjs). */
+const COLLECTABLE = ['--import', new URL('./lib/gc-on-signal.mjs', import.meta.url).pathname];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function run(checkout: { name: string; root: string }): Promise<void> {
   const url = await freshDatabase(databaseUrl, `bench_${checkout.name}`);
-  const server = await spawnServer({ RATE_LIMITS: 'off', ...(url === undefined ? {} : { DATABASE_URL: url }) }, BUILT, checkout.root);
+  const server = await spawnServer({ RATE_LIMITS: 'off', ...(url === undefined ? {} : { DATABASE_URL: url }) }, [...COLLECTABLE, ...BUILT], checkout.root);
   try {
     const app = await benchApp(server.url);
     const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'stadium', enableenterandexit: false });
@@ -88,59 +101,109 @@ async function run(checkout: { name: string; root: string }): Promise<void> {
     await app.call('POST', 'comment/conversations', { conversationid, property: 'bench', moderation: 'post' });
     const take = await app.call<{ id: string }>('POST', `comment/conversations/${conversationid}/comments`, { userid: speakers[0], body: 'hot take' });
     const fanIds = Array.from({ length: fans }, (_, i) => `fan${i}`);
-    const posts = () => fanIds.map((_, i) => JSON.stringify({ userid: speakers[i % speakers.length], command: 'what a match' }));
-    const phases: Phase[] = [];
-    const add = async (name: string, path: string, bodies: string[]) => phases.push(await phase(server, name, app.url(path), app.token, bodies));
-    await add('chat post', `chat/rooms/${room.id}/command`, posts());
-    await add(
+    const postUrl = app.url(`chat/rooms/${room.id}/command`);
+    const posts = (count: number) => Array.from({ length: count }, (_, i) => JSON.stringify({ userid: speakers[i % speakers.length], command: 'what a match' }));
+    // A first phase of posts warms the server up (its JIT, its caches) and is not counted.
+    await phase(server, 'warm-up', postUrl, app.token, posts(Math.ceil(fans / rounds)));
+    const postPhases: Phase[] = [await phase(server, 'chat post', postUrl, app.token, posts(Math.ceil(fans / rounds)))];
+    const writes: Crowd[] = [];
+    /** The crowd's requests in `rounds` slices, each followed by a phase of as many chat posts. */
+    const crowd = async (name: string, path: string, bodies: string[]) => {
+      const slices: Slice[] = [];
+      for (let r = 0; r < rounds; r++) {
+        const slice = bodies.slice(Math.floor((r * bodies.length) / rounds), Math.floor(((r + 1) * bodies.length) / rounds));
+        const write = await phase(server, name, app.url(path), app.token, slice);
+        const before = postPhases[postPhases.length - 1] as Phase;
+        const after = await phase(server, 'chat post', postUrl, app.token, posts(slice.length));
+        postPhases.push(after);
+        slices.push({ write, ratio: write.cpuUs / ((before.cpuUs + after.cpuUs) / 2) });
+      }
+      writes.push({ name, slices });
+    };
+    await crowd(
       'kickoff: join',
       `chat/rooms/${room.id}/join`,
       fanIds.map((userid) => JSON.stringify({ userid, displayname: `Fan ${userid}` })),
     );
     const inRoomAfterKickoff = (await app.call<{ inroom: number }>('GET', `chat/rooms/${room.id}`)).inroom;
-    await add('chat post', `chat/rooms/${room.id}/command`, posts());
-    await add(
+    await crowd(
       'goal: like',
       `chat/rooms/${room.id}/events/${goal.speech.id}/react`,
       fanIds.map((userid) => JSON.stringify({ userid, reaction: 'like', reacted: true })),
     );
-    await add('chat post', `chat/rooms/${room.id}/command`, posts());
-    await add(
+    await crowd(
       'hot take: up-vote',
       `comment/conversations/${conversationid}/comments/${take.id}/vote`,
       fanIds.map((userid) => JSON.stringify({ userid, vote: 'up' })),
     );
-    await add('chat post', `chat/rooms/${room.id}/command`, posts());
-    await add(
+    await crowd(
       'final whistle: exit',
       `chat/rooms/${room.id}/exit`,
       fanIds.map((userid) => JSON.stringify({ userid })),
     );
-    report(checkout.name, phases);
+    report(checkout.name, postPhases, writes);
     await checkCounts(app, { roomId: room.id, inRoomAfterKickoff, eventId: goal.speech.id, conversationid, commentId: take.id, speakers: speakers.length });
   } finally {
     await server.stop();
   }
 }
 
-function report(name: string, phases: Phase[]): void {
-  const post = median(phases.filter((p) => p.name === 'chat post').map((p) => p.cpuUs));
+interface Slice {
+  write: Phase;
+  /** The slice's CPU per request to the mean of the post phases before and after it. */
+  ratio: number;
+}
+
+interface Crowd {
+  name: string;
+  slices: Slice[];
+}
+
+/** A crowd write over its slices: median CPU and latency, total rate, worst p99, failures summed, median ratio. */
+function summary(name: string, slices: Slice[]): { phase: Phase; ratio: number } {
+  const writes = slices.map((s) => s.write);
+  const seconds = writes.reduce((sum, w) => sum + w.seconds, 0);
+  const answered = writes.reduce((sum, w) => sum + w.answered, 0);
+  return {
+    phase: {
+      name,
+      cpuUs: median(writes.map((w) => w.cpuUs)),
+      dbCpuUs: median(writes.map((w) => w.dbCpuUs)),
+      requestsPerSec: Math.round(answered / seconds),
+      p50: median(writes.map((w) => w.p50)),
+      p99: Math.max(...writes.map((w) => w.p99)),
+      failed: writes.reduce((sum, w) => sum + w.failed, 0),
+      seconds,
+      answered,
+    },
+    ratio: median(slices.map((s) => s.ratio)),
+  };
+}
+
+function report(name: string, postPhases: Phase[], writes: Crowd[]): void {
+  const posts = summary(
+    'chat post',
+    postPhases.map((write) => ({ write, ratio: 1 })),
+  );
   const db = databaseUrl === undefined ? '' : '  db CPU µs/req';
-  process.stdout.write(`\n${name} (${databaseUrl === undefined ? 'embedded' : 'postgres'}, ${fans} fans, ${connections} in flight)\n`);
+  process.stdout.write(`\n${name} (${databaseUrl === undefined ? 'embedded' : 'postgres'}, ${fans} fans in ${rounds} slices, ${connections} in flight)\n`);
   process.stdout.write(`phase               server CPU µs/req   req/s   p50 ms  p99 ms  × post${db}  failed\n`);
-  for (const p of phases) {
+  for (const { phase: p, ratio, slices } of [{ ...posts, slices: [] as Slice[] }, ...writes.map((w) => ({ ...summary(w.name, w.slices), slices: w.slices }))]) {
     const cells = [
       p.name.padEnd(20),
       p.cpuUs.toFixed(0).padStart(17),
       String(p.requestsPerSec).padStart(7),
       String(p.p50).padStart(8),
       String(p.p99).padStart(7),
-      `${(p.cpuUs / post).toFixed(2)}×`.padStart(7),
+      `${ratio.toFixed(2)}×`.padStart(7),
       databaseUrl === undefined ? '' : p.dbCpuUs.toFixed(0).padStart(15),
       String(p.failed).padStart(7),
     ];
     process.stdout.write(`${cells.join(' ')}\n`);
+    if (slices.length > 1) process.stdout.write(`  slices: ${slices.map((x) => `${x.write.cpuUs.toFixed(0)} µs ${x.ratio.toFixed(2)}×`).join(', ')}\n`);
   }
+  process.stdout.write(`  posts: ${postPhases.map((p) => p.cpuUs.toFixed(0)).join(', ')} µs\n`);
+  process.stdout.write(`× post: median over the slices of each slice's CPU per request to the mean of the chat posts just before and after it\n`);
 }
 
 interface Counted {
