@@ -20,6 +20,14 @@ export interface ReactionChange {
 
 const pairKey = (eventId: string, type: string) => `${eventId}\u0000${type}`;
 
+/**
+ * The targets' room, checked on the rows their key found rather than searched: written plainly,
+ * Postgres' planner ANDed the whole room's entries of an index on room_id with the key's (10,000
+ * entries for each batch of likes in a room of 10,000 events, a quarter of the statement's time).
+ * room_id is never null, so the coalesce changes nothing but the plan.
+ */
+const inRoom = (roomId: string) => sql`coalesce(room_id, ${roomId}) = ${roomId}`;
+
 /** Reactions of types their targets could not take (they list REACTION_TYPES_MAX others): nothing of the batch was written. */
 export class ReactionTypesFull extends Error {
   private readonly pairs: Set<string>;
@@ -70,7 +78,7 @@ export async function applyReactions(tx: Queryable, roomId: string, changes: Rea
   const eventIds = [...new Set(changes.map((c) => c.eventId))].sort();
   const targets = await rows<{ id: string; reactions: StoredReaction[] }>(
     tx,
-    sql`select id, reactions from chat_events where id = any(${textArray(eventIds)}::text[]) and room_id = ${roomId} order by id for update`,
+    sql`select id, reactions from chat_events where id = any(${textArray(eventIds)}::text[]) and ${inRoom(roomId)} order by id for update`,
   );
   const stored = new Map(targets.map((t) => [t.id, t.reactions]));
   const gone = eventIds.filter((id) => !stored.has(id));
@@ -131,7 +139,7 @@ export function likesWith(roomId: string, likes: ReactionChange[], shown: number
   const ctes = sql`a as (
       select x.e->>0 as event_id, x.e->>1 as type, x.e->>2 as user_id, x.k from jsonb_array_elements(${json}::jsonb) with ordinality as x(e, k)
     ), t as (
-      select id, reactions from chat_events where id = any(array(select distinct event_id from a)) and room_id = ${roomId} order by id for update
+      select id, reactions from chat_events where id = any(array(select distinct event_id from a)) and ${inRoom(roomId)} order by id for update
     ), g as (
       select coalesce(array_agg(distinct a.event_id), '{}'::text[]) as ids from a where not exists (select 1 from t where t.id = a.event_id)
     ), i as (
