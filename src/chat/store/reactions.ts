@@ -134,7 +134,8 @@ const latestOf = (users: SQL, shown: number) =>
 export function likesWith(roomId: string, likes: ReactionChange[], shown: number): AppendWith {
   // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
   // by its length, so plans made for each batch would always look cheaper than the generic plan
-  // and the statement would be planned again every time (most of its cost).
+  // and the statement would be planned again every time (most of its cost). `s` is materialized:
+  // inlined, its summary would be built twice per target, once for each column the update sets.
   const json = JSON.stringify(likes.map((c) => [c.eventId, c.type, c.userId]));
   const ctes = sql`a as (
       select x.e->>0 as event_id, x.e->>1 as type, x.e->>2 as user_id, x.k from jsonb_array_elements(${json}::jsonb) with ordinality as x(e, k)
@@ -149,7 +150,7 @@ export function likesWith(roomId: string, likes: ReactionChange[], shown: number
       returning event_id, type, user_id, n
     ), d as (
       select event_id, type, count(*)::int as delta, jsonb_agg(to_jsonb(user_id) order by n) as added, min(n) as first from i group by event_id, type
-    ), s as (
+    ), s as materialized (
       select t.id, coalesce((
         select jsonb_agg(x.entry order by x.ord, x.first) from (
           select case when d.type is null then e.r
