@@ -22,7 +22,8 @@ export const notifications = pgTable(
     whenRead: ts('when_read'),
     added: ts('added').notNull().defaultNow(),
   },
-  // Every read and change names the user (and app) first, so the key leads with them: one index
-  // serves lookups by id, a user's pages and the uniqueness of ids, one fewer for each insert.
+  // Every read and change names the app and user first, so the key leads with them: one index
+  // serves lookups by id and a user's pages, one fewer for each insert (ids are UUIDv7, unique
+  // without a key of their own).
   (t) => [primaryKey({ columns: [t.appId, t.userId, t.id] }), index('notifications_item_idx').on(t.appId, t.userId, t.itemId)],
 );
