@@ -112,8 +112,8 @@ async function run(checkout: { name: string; root: string }): Promise<void> {
       const slices: Slice[] = [];
       for (let r = 0; r < rounds; r++) {
         const slice = bodies.slice(Math.floor((r * bodies.length) / rounds), Math.floor(((r + 1) * bodies.length) / rounds));
-        const write = await phase(server, name, app.url(path), app.token, slice);
         const before = postPhases[postPhases.length - 1] as Phase;
+        const write = await phase(server, name, app.url(path), app.token, slice);
         const after = await phase(server, 'chat post', postUrl, app.token, posts(slice.length));
         postPhases.push(after);
         slices.push({ write, ratio: write.cpuUs / ((before.cpuUs + after.cpuUs) / 2) });
@@ -159,36 +159,39 @@ interface Crowd {
   slices: Slice[];
 }
 
-/** A crowd write over its slices: median CPU and latency, total rate, worst p99, failures summed, median ratio. */
-function summary(name: string, slices: Slice[]): { phase: Phase; ratio: number } {
-  const writes = slices.map((s) => s.write);
-  const seconds = writes.reduce((sum, w) => sum + w.seconds, 0);
-  const answered = writes.reduce((sum, w) => sum + w.answered, 0);
+/** Phases of one kind taken together: median CPU and p50, the rate over their whole time, the worst p99, every failure. */
+function combined(name: string, phases: Phase[]): Phase {
+  const seconds = phases.reduce((sum, p) => sum + p.seconds, 0);
+  const answered = phases.reduce((sum, p) => sum + p.answered, 0);
   return {
-    phase: {
-      name,
-      cpuUs: median(writes.map((w) => w.cpuUs)),
-      dbCpuUs: median(writes.map((w) => w.dbCpuUs)),
-      requestsPerSec: Math.round(answered / seconds),
-      p50: median(writes.map((w) => w.p50)),
-      p99: Math.max(...writes.map((w) => w.p99)),
-      failed: writes.reduce((sum, w) => sum + w.failed, 0),
-      seconds,
-      answered,
-    },
-    ratio: median(slices.map((s) => s.ratio)),
+    name,
+    cpuUs: median(phases.map((p) => p.cpuUs)),
+    dbCpuUs: median(phases.map((p) => p.dbCpuUs)),
+    requestsPerSec: Math.round(answered / seconds),
+    p50: median(phases.map((p) => p.p50)),
+    p99: Math.max(...phases.map((p) => p.p99)),
+    failed: phases.reduce((sum, p) => sum + p.failed, 0),
+    seconds,
+    answered,
   };
 }
 
 function report(name: string, postPhases: Phase[], writes: Crowd[]): void {
-  const posts = summary(
-    'chat post',
-    postPhases.map((write) => ({ write, ratio: 1 })),
-  );
+  const rows = [
+    { phase: combined('chat post', postPhases), ratio: 1, slices: [] as Slice[] },
+    ...writes.map(({ name, slices }) => ({
+      phase: combined(
+        name,
+        slices.map((s) => s.write),
+      ),
+      ratio: median(slices.map((s) => s.ratio)),
+      slices,
+    })),
+  ];
   const db = databaseUrl === undefined ? '' : '  db CPU µs/req';
   process.stdout.write(`\n${name} (${databaseUrl === undefined ? 'embedded' : 'postgres'}, ${fans} fans in ${rounds} slices, ${connections} in flight)\n`);
   process.stdout.write(`phase               server CPU µs/req   req/s   p50 ms  p99 ms  × post${db}  failed\n`);
-  for (const { phase: p, ratio, slices } of [{ ...posts, slices: [] as Slice[] }, ...writes.map((w) => ({ ...summary(w.name, w.slices), slices: w.slices }))]) {
+  for (const { phase: p, ratio, slices } of rows) {
     const cells = [
       p.name.padEnd(20),
       p.cpuUs.toFixed(0).padStart(17),
