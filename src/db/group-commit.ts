@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { CommitMetrics } from '../metrics/registry.js';
 import { isDatabaseUnavailable } from './errors.js';
+import { gatherWaiting } from './gather.js';
 
 interface Pending<I, O> {
   item: I;
@@ -8,14 +9,10 @@ interface Pending<I, O> {
   reject: (err: unknown) => void;
 }
 
-const GATHER_TURNS = 3;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Group commit for writes a request waits on: items submitted while a batch is being written
  * wait and go together in the next one, one `write` call (a statement or a short transaction)
- * whose results answer each item in order, only after it committed. While fewer items wait
- * than half the last batch, a few event-loop turns' wait lets the clients just answered join.
+ * whose results answer each item in order, only after it committed (gathered as gatherWaiting says).
  * A failed batch is written again item by item, so only an item that fails on its own fails its
  * request (unless the database is out of reach: then every one would).
  */
@@ -46,7 +43,7 @@ export class GroupCommit<I, O> {
   }
 
   private async run(): Promise<void> {
-    for (let turn = 0; turn < GATHER_TURNS && this.queue.length < this.lastBatch / 2; turn++) await nextTurn();
+    await gatherWaiting(() => this.queue.length, this.lastBatch);
     const batch = this.queue.splice(0, this.maxBatch);
     this.lastBatch = batch.length;
     const started = performance.now();

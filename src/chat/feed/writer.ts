@@ -1,6 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Db, Tx } from '../../db/client.js';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_MS } from '../../db/errors.js';
+import { gatherWaiting } from '../../db/gather.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
@@ -53,8 +54,6 @@ interface Flight {
 }
 
 const MAX_BATCH = 1000;
-const GATHER_TURNS = 3;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** While the database is unreachable, committed writes' views are tried again (UNAVAILABLE_RETRY_MS) for at most this long. */
 const UNAVAILABLE_HOLD_MS = 30_000;
 /** Writes in flight at once: the next one gathers and travels while the database commits the last. */
@@ -104,9 +103,7 @@ export class FeedWriter {
   }
 
   private async gatherAndSend(): Promise<void> {
-    // Clients answered by the last write send their next request about now: while fewer than
-    // half as many wait as the last write took, a few turns' wait lets them join this one.
-    for (let turn = 0; turn < GATHER_TURNS && this.queue.length < this.lastBatch / 2; turn++) await nextTurn();
+    await gatherWaiting(() => this.queue.length, this.lastBatch);
     const batch = this.takeBatch();
     this.lastBatch = batch.length;
     const flight: Flight = { batch, rooms: new Set(batch.map((p) => p.job.room.id)) };
