@@ -15,8 +15,15 @@ import { notificationView } from './views.js';
 import { commitMetrics } from '../metrics/registry.js';
 
 /**
- * Turns the `notify` targets of published events into notifications: the events of one tick
- * are written together (one handle lookup per app, one INSERT), then each notification is
+ * Under a steady stream of events, at most one notification statement per this many ms: its fixed
+ * cost (about 0.4 ms on the embedded database, a commit included) is shared by a crowd's likes of
+ * 20 ms rather than of one feed write. Notifications answer no request, so nobody waits for it.
+ */
+const SPACING_MS = 20;
+
+/**
+ * Turns the `notify` targets of published events into notifications: the events of one flush
+ * (see SPACING_MS) are written together (one handle lookup per app, one INSERT), then each notification is
  * pushed to `user:{userid}`. The actor is never notified about themself.
  */
 export class NotificationWriter implements PublishHook {
@@ -28,7 +35,7 @@ export class NotificationWriter implements PublishHook {
     private readonly bus: Bus,
     log: Logger,
   ) {
-    this.batcher = new TickBatcher((events) => this.write(events), log, 'writing notifications', commitMetrics('notifications'));
+    this.batcher = new TickBatcher((events) => this.write(events), log, 'writing notifications', commitMetrics('notifications'), SPACING_MS);
   }
 
   async beforePublish(): Promise<void> {}
