@@ -17,7 +17,7 @@ interface Pending<I, O> {
  * request (unless the database is out of reach: then every one would).
  */
 export class GroupCommit<I, O> {
-  private queue: Pending<I, O>[] = [];
+  private readonly queue: Pending<I, O>[] = [];
   private running = false;
   private lastBatch = 0;
 
@@ -43,7 +43,7 @@ export class GroupCommit<I, O> {
   }
 
   private async run(): Promise<void> {
-    await gatherWaiting(() => this.queue.length, this.lastBatch);
+    await gatherWaiting(this.queue, this.lastBatch);
     const batch = this.queue.splice(0, this.maxBatch);
     this.lastBatch = batch.length;
     const started = performance.now();

@@ -23,8 +23,8 @@ const SPACING_MS = 20;
 
 /**
  * Turns the `notify` targets of published events into notifications: the events of one flush
- * (see SPACING_MS) are written together (one handle lookup per app, one INSERT), then each notification is
- * pushed to `user:{userid}`. The actor is never notified about themself.
+ * (see SPACING_MS) are written together (one handle lookup per app, one INSERT), then each
+ * notification is pushed to `user:{userid}`. The actor is never notified about themself.
  */
 export class NotificationWriter implements PublishHook {
   private readonly batcher: TickBatcher<PublishedEvent>;

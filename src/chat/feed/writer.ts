@@ -73,7 +73,7 @@ const commitsAlone = (job: WriteJob) => job.prepare !== undefined || job.publish
  * is answered before it is durable and visible to this node's pollers.
  */
 export class FeedWriter {
-  private queue: Pending[] = [];
+  private readonly queue: Pending[] = [];
   /** In submission order. */
   private flights: Flight[] = [];
   private gathering = false;
@@ -103,7 +103,7 @@ export class FeedWriter {
   }
 
   private async gatherAndSend(): Promise<void> {
-    await gatherWaiting(() => this.queue.length, this.lastBatch);
+    await gatherWaiting(this.queue, this.lastBatch);
     const batch = this.takeBatch();
     this.lastBatch = batch.length;
     const flight: Flight = { batch, rooms: new Set(batch.map((p) => p.job.room.id)) };
