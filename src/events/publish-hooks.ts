@@ -22,6 +22,8 @@ export interface PublishedEvent {
   payload: unknown;
   /** Users to notify: the author of what was replied to, quoted or reacted to; mentioned handles. */
   notify: NotifyTarget[];
+  /** Notifications already written with the event, in its own statement (a like's, see likesWith): pushed, not written again. */
+  notified?: WrittenNotification[];
   /** The user who caused the event. */
   actorUserId: string;
   /** Its key in webhook_journal, as the journal's trigger writes it (chat event id, comment id, `{comment id}:{user id}:{reaction}`). */
@@ -33,6 +35,14 @@ export interface NotifyTarget {
   /** A mentioned `@handle`, without the @; resolved to a user by the notifications area. */
   handle?: string;
   type: 'reply' | 'quote' | 'mention' | 'reaction';
+}
+
+export interface WrittenNotification {
+  id: string;
+  /** The user notified. */
+  userId: string;
+  type: NotifyTarget['type'];
+  added: Date;
 }
 
 export interface PublishHook {

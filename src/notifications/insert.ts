@@ -61,5 +61,8 @@ export async function insertNotifications(q: Queryable, rows: NewNotification[])
     await q.transaction(async (tx) => {
       for (let start = 0; start < rows.length; start += MOST_ROWS) await insertChunk(tx, rows.slice(start, start + MOST_ROWS), added);
     });
-  return rows.map((r) => ({ ...r, containerCustomId: r.containerCustomId ?? null, read: false, whenRead: null, added }));
+  return rows.map((r) => asStored(r, added));
 }
+
+/** A new notification as it is stored (unread), added at `added`. */
+export const asStored = (r: NewNotification, added: Date): NotificationWithPayload => ({ ...r, containerCustomId: r.containerCustomId ?? null, read: false, whenRead: null, added });

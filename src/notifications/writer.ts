@@ -1,6 +1,6 @@
 import type { AppDirectory } from '../apps/directory.js';
 import type { Db } from '../db/client.js';
-import type { PublishedEvent, PublishHook } from '../events/publish-hooks.js';
+import type { NotifyTarget, PublishedEvent, PublishHook } from '../events/publish-hooks.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { TickBatcher } from '../db/tick-batcher.js';
@@ -9,8 +9,8 @@ import { groupBy } from '../group-by.js';
 import type { Bus } from '../realtime/bus.js';
 import { publishLive } from '../realtime/live.js';
 import { usersByHandle } from '../users/store.js';
-import { insertNotifications } from './insert.js';
-import type { NewNotification } from './types.js';
+import { asStored, insertNotifications } from './insert.js';
+import type { NewNotification, NotificationWithPayload } from './types.js';
 import { notificationView } from './views.js';
 import { commitMetrics } from '../metrics/registry.js';
 
@@ -25,6 +25,7 @@ const SPACING_MS = 20;
  * Turns the `notify` targets of published events into notifications: the events of one flush
  * (see SPACING_MS) are written together (one handle lookup per app, one INSERT), then each
  * notification is pushed to `user:{userid}`. The actor is never notified about themself.
+ * Notifications an event's own statement wrote (a like's) are only pushed.
  */
 export class NotificationWriter implements PublishHook {
   private readonly batcher: TickBatcher<PublishedEvent>;
@@ -41,6 +42,7 @@ export class NotificationWriter implements PublishHook {
   async beforePublish(): Promise<void> {}
 
   afterPublish(event: PublishedEvent): void {
+    for (const n of event.notified ?? []) this.push(asStored(notificationOf(event, n.id, n.userId, n.type), n.added));
     if (event.notify.length > 0) this.batcher.add([event]);
   }
 
@@ -51,11 +53,13 @@ export class NotificationWriter implements PublishHook {
 
   private async write(events: PublishedEvent[]): Promise<void> {
     const rows = (await Promise.all([...groupBy(events, (e) => e.appId)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
-    for (const n of await insertNotifications(this.db, rows)) {
-      const view = notificationView(n);
-      sharesView(view, 'payload');
-      publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: view });
-    }
+    for (const n of await insertNotifications(this.db, rows)) this.push(n);
+  }
+
+  private push(n: NotificationWithPayload): void {
+    const view = notificationView(n);
+    sharesView(view, 'payload');
+    publishLive(this.bus, n.appId, 'user', n.userId, { type: 'notification', data: view });
   }
 
   private async rowsFor(appId: string, events: PublishedEvent[]): Promise<NewNotification[]> {
@@ -70,24 +74,27 @@ export class NotificationWriter implements PublishHook {
         const key = `${userId}\u0000${target.type}`;
         if (userId === undefined || userId === event.actorUserId || seen.has(key)) return [];
         seen.add(key);
-        return [
-          {
-            id: newId(),
-            appId,
-            userId,
-            type: target.type,
-            eventType: event.eventType,
-            entity: event.entity,
-            containerId: event.containerId,
-            containerCustomId: event.containerCustomId,
-            itemId: itemIdOf(event.payload),
-            fromUserId: event.actorUserId,
-            payload: event.payload,
-          },
-        ];
+        return [notificationOf(event, newId(), userId, target.type)];
       });
     });
   }
+}
+
+/** The notification of `event` to `userId`. */
+function notificationOf(event: PublishedEvent, id: string, userId: string, type: NotifyTarget['type']): NewNotification {
+  return {
+    id,
+    appId: event.appId,
+    userId,
+    type,
+    eventType: event.eventType,
+    entity: event.entity,
+    containerId: event.containerId,
+    containerCustomId: event.containerCustomId,
+    itemId: itemIdOf(event.payload),
+    fromUserId: event.actorUserId,
+    payload: event.payload,
+  };
 }
 
 /** The published chat event's or comment's id (both REST objects carry `id`). */

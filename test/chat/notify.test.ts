@@ -35,4 +35,42 @@ describe('chat events notify the users they concern', () => {
     }
     expect(types).toEqual(['chatquote', 'chatreaction', 'chatreply', 'chatspeech']);
   });
+
+  it("writes a crowd's like notifications with the likes: each fan's like is listed once when it is answered, none for the author's own or a shadowbanned fan's", async () => {
+    const { api } = await newApp();
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const handle = uid('star');
+    const alice = (await join(api, room.id, uid('alice'), { handle })).user.userid as string;
+    const fans = await Promise.all(Array.from({ length: 12 }, async () => (await join(api, room.id)).user.userid as string));
+    const hidden = (await join(api, room.id)).user.userid as string;
+    expect((await api.post(`chat/rooms/${room.id}/shadowban`, { userid: hidden, applyeffect: true })).status).toBe(200);
+    const goal = (await say(api, room.id, alice, 'goal')).speech;
+    // Likes, a mention in the same batch, and the author's own like, all at once.
+    const answers = await Promise.all([
+      ...[...fans, hidden, alice].map((userid) => api.post(`chat/rooms/${room.id}/events/${goal.id}/react`, { userid, reaction: 'like', reacted: true })),
+      api.post(`chat/rooms/${room.id}/command`, { userid: fans[0], command: `well done @${handle}` }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    const likeIds = answers.slice(0, fans.length).map((a) => a.body.data.id as string);
+    const listed = async () => {
+      const res = await api.get(`user/users/${alice}/notification/listnotifications?limit=50&includeread=true`);
+      expect(res.status).toBe(200);
+      return res.body.data.notifications as (Notification & { chateventid: string })[];
+    };
+    const expectEachLikeOnce = (list: (Notification & { chateventid: string })[]) => {
+      const reactions = list.filter((n) => n.eventtype === 'chatreaction');
+      expect(reactions.map((n) => n.fromuserid).sort()).toEqual([...fans].sort());
+      expect(reactions.map((n) => n.chateventid).sort()).toEqual([...likeIds].sort());
+    };
+    expectEachLikeOnce(await listed());
+    // The mention goes the notifications' own way, a moment later; by then nothing wrote a like's again.
+    const deadline = Date.now() + 5000;
+    let list = await listed();
+    while (!list.some((n) => n.eventtype === 'chatspeech' && n.fromuserid === fans[0]) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      list = await listed();
+    }
+    expect(list.some((n) => n.eventtype === 'chatspeech' && n.fromuserid === fans[0])).toBe(true);
+    expectEachLikeOnce(list);
+  });
 });

@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
-import type { NotifyTarget, PublishedEvent, PublishHooks } from '../../events/publish-hooks.js';
+import type { NotifyTarget, PublishedEvent, PublishHooks, WrittenNotification } from '../../events/publish-hooks.js';
 import type { Logger } from '../../logger.js';
 import type { Bus } from '../../realtime/bus.js';
 import type { LiveMessage } from '../../realtime/live.js';
@@ -18,9 +18,10 @@ import { FeedWriter, type Written } from './writer.js';
 const HOOKED = new Set(['speech', 'quote', 'reply', 'reaction', 'action', 'enter', 'exit', 'roomopened', 'roomclosed', 'purge', 'custom']);
 
 /** The payload webhooks get for a chat event; also what prepublish hooks judge before the write. */
-export function hookEvent(room: Room, view: EventView, notify: NotifyTarget[]): PublishedEvent | undefined {
+export function hookEvent(room: Room, view: EventView, notify: NotifyTarget[], notified: WrittenNotification[] = []): PublishedEvent | undefined {
   if (!HOOKED.has(view.eventtype)) return undefined;
   return {
+    notified,
     appId: room.appId,
     eventType: `chat${view.eventtype}`,
     containerTags: room.customTags,
@@ -81,7 +82,11 @@ export function createFeedWriter({ db, log, bus, hooks, views, reactionLimits }:
           const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
           bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
           if (row.shadowban) return;
-          const hooked = hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)));
+          // A like's notification was written with it (see likesWith), or none was owed.
+          const hooked =
+            w.notice === undefined
+              ? hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)))
+              : hookEvent(w.job.room, view, [], w.notice === null ? [] : [w.notice]);
           if (hooked !== undefined) hooks.afterPublish(hooked);
         });
       }

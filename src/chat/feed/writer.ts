@@ -3,10 +3,12 @@ import type { Db, Tx } from '../../db/client.js';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_MS } from '../../db/errors.js';
 import { gatherWaiting } from '../../db/gather.js';
 import { badRequest, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents, TargetsGone } from '../store/insert-events.js';
-import { applyReactions, lastChanges, likesWith, type ReactionChange, type ReactionLimits, ReactionTypesFull } from '../store/reactions.js';
+import type { WrittenNotification } from '../../events/publish-hooks.js';
+import { applyReactions, lastChanges, type LikeNotice, likesWith, type ReactionChange, type ReactionLimits, ReactionTypesFull } from '../store/reactions.js';
 import { reserveSeqs } from '../store/rooms.js';
 import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
@@ -38,6 +40,11 @@ export interface Written {
   views: EventView[];
   /** Events the write changed in place, as it left them (the targets of a batch of likes): their views need no read. */
   changed?: ChatEvent[];
+  /**
+   * Set when the write itself wrote the notification of the job's reaction event (a like: see
+   * likesWith): the one it wrote, or null when none was owed (a like of one's own event).
+   */
+  notice?: WrittenNotification | null;
 }
 
 interface Pending {
@@ -263,11 +270,14 @@ export class FeedWriter {
     let count = 0;
     const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
     const reactions = lastChanges(jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction])));
+    const likes = reactions.length > 0 && reactions.every((r) => r.reacted && r.type === 'like');
+    const room = (jobs[0] as WriteJob).room;
+    const added = new Date();
     const appended =
       reactions.length === 0
         ? await appendToFeed(this.db, roomId, rows, positions, count)
-        : reactions.every((r) => r.reacted && r.type === 'like')
-          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(roomId, reactions, this.reactionLimits.shown))
+        : likes
+          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(room, reactions, this.reactionLimits.shown, likeNoticesOf(jobs), added))
           : await this.db.transaction(async (tx) => {
               await applyReactions(tx, roomId, reactions, this.reactionLimits);
               return appendToFeed(tx, roomId, rows, positions, count);
@@ -278,13 +288,29 @@ export class FeedWriter {
       const position = positions[k] as number | null;
       row.seq = position === null ? null : last - count + position;
     });
-    return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
+    if (!likes) return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
+    const notified = new Map(appended.notified.map((n) => [n.eventId, n]));
+    const noticeOf = (job: WriteJob): WrittenNotification | null => {
+      const n = notified.get((job.inserts[0] as ChatEvent).id);
+      return n === undefined ? null : { id: n.id, userId: n.userId, type: 'reaction', added };
+    };
+    return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed, ...(job.reaction === undefined ? {} : { notice: noticeOf(job) }) }));
   }
 
   /** A job with its own statements or stored events to publish: one transaction. */
   private async commitOne(p: Pending): Promise<(Written | Error)[]> {
     return [await this.db.transaction((tx) => commit(tx, p.job)).catch(asError)];
   }
+}
+
+/** The notifications a batch of likes may owe: one for each reaction event that enters the feed, not shadowbanned (see likesWith). */
+function likeNoticesOf(jobs: WriteJob[]): LikeNotice[] {
+  const notices: LikeNotice[] = [];
+  for (const { reaction, inserts, enterFeed } of jobs) {
+    if (reaction === undefined || !enterFeed) continue;
+    for (const row of inserts) if (!row.shadowban) notices.push({ id: newId(), eventId: row.id, targetId: reaction.eventId, userId: reaction.userId });
+  }
+  return notices;
 }
 
 /** The answer to a reaction its batch's statement refused on its own account, if it was one of them. */

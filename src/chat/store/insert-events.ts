@@ -144,12 +144,26 @@ export interface AppendWith {
   gone: SQL;
   /** The events the changes wrote, as they left them (a JSON array of `to_jsonb` rows): their views need no read. */
   changed: SQL;
+  /** Statements that follow the feed insert and may read the reservation (`r`, one row when the events are written) and what it inserted (`ins`). */
+  after: SQL;
+  /** The notifications those wrote (a JSON array of [id, user id, event id]). */
+  notified: SQL;
 }
 
-/** What an append did: the room's new last seq, and the events its `AppendWith` changed. */
+/** A notification written with the event it is about, in the event's own statement. */
+export interface WrittenNotice {
+  id: string;
+  /** The user notified. */
+  userId: string;
+  /** The chat event it is about. */
+  eventId: string;
+}
+
+/** What an append did: the room's new last seq, the events its `AppendWith` changed and the notifications it wrote. */
 export interface Appended {
   lastSeq: number;
   changed: ChatEvent[];
+  notified: WrittenNotice[];
 }
 
 /** Events a batch's changes apply to that are not (or no longer) in its room: nothing of the batch was written. */
@@ -168,7 +182,7 @@ export class TargetsGone extends Error {
  * is written and it throws TargetsGone.
  */
 export async function appendToFeed(q: Queryable, roomId: string, events: ChatEvent[], positions: (number | null)[], count: number, along?: AppendWith): Promise<Appended | undefined> {
-  const found = await preparedRows<{ last_seq: string | number | null; gone?: string[]; changed?: Record<string, unknown>[] | null }>(
+  const found = await preparedRows<{ last_seq: string | number | null; gone?: string[]; changed?: Record<string, unknown>[] | null; notified?: [string, string, string][] | null }>(
     q,
     along?.name ?? 'chat_append_to_feed',
     sql`with ${along === undefined ? sql`` : sql`${along.ctes}, `}r as (
@@ -178,11 +192,13 @@ export async function appendToFeed(q: Queryable, roomId: string, events: ChatEve
       select ${sql.raw(FEED_SELECT)}
       from r, jsonb_array_elements(${rowsJson(events, positions)}::jsonb) as e
       ${JOURNALLED}
-    ), ${journal(events[0]?.appId ?? '')}
-    ${along === undefined ? sql`select last_seq from r` : sql`select (select last_seq from r) as last_seq, ${along.gone} as gone, ${along.changed} as changed`}`,
+    ), ${journal(events[0]?.appId ?? '')}${along === undefined ? sql`` : sql`, ${along.after}`}
+    ${along === undefined ? sql`select last_seq from r` : sql`select (select last_seq from r) as last_seq, ${along.gone} as gone, ${along.changed} as changed, ${along.notified} as notified`}`,
   );
   const gone = found[0]?.gone ?? [];
   if (gone.length > 0) throw new TargetsGone(gone);
   const last = found[0]?.last_seq;
-  return last === undefined || last === null ? undefined : { lastSeq: Number(last), changed: eventsOfJson(found[0]?.changed ?? []) };
+  if (last === undefined || last === null) return undefined;
+  const notified = (found[0]?.notified ?? []).map(([id, userId, eventId]) => ({ id, userId, eventId }));
+  return { lastSeq: Number(last), changed: eventsOfJson(found[0]?.changed ?? []), notified };
 }
