@@ -1,6 +1,7 @@
 /**
- * The notification statement alone: batches of notifications as a crowd liking one chat event
- * leaves them (each payload the like's chat event with its target, ~2.6 KB), written by each
+ * The notification statement alone: batches of notifications as a crowd's reactions leave them
+ * (comment likes, replies, mentions; a chat like's is written in the like's own statement), each
+ * handed a ~2.6 KB payload (a chat like's event with its target), written by each
  * checkout's own built `insertNotifications` into its own freshly migrated database, the
  * checkouts taking turns in one process. Prints, per checkout, the median CPU per batch of this
  * process (PGlite runs in it on the embedded default) and, on Postgres, of the database backend.
