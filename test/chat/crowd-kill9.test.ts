@@ -10,7 +10,8 @@ import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 /**
  * A crowd joining one room and liking one event while the server is killed with SIGKILL; after
  * a restart on the same data (DATA_DIR, or the same DATABASE_URL), every acknowledged join and
- * like is there exactly once, and the counts equal what is stored (none counted twice or lost).
+ * like is there exactly once, and the counts equal what is stored (none counted twice or lost),
+ * as is each like's notification to the event's author.
  */
 /** The server is killed once this many joins were acknowledged (the crowd still going), however slow the machine. */
 const KILL_AFTER = 80;
@@ -78,6 +79,12 @@ describe('kill -9 in the middle of a crowd', () => {
     const event = (await api.get(`chat/rooms/${room.id}/events/${goal.id}`)).body.data;
     expect(event.likecount).toBe(reactors.length);
     expect(event.reactions[0].count).toBe(reactors.length);
+    // A like's notification commits with it: the author holds one for each stored like, none lost, none twice.
+    const notified = (await pages(api, `user/users/${author}/notification/listnotifications?includeread=true`, 'notifications'))
+      .filter((n) => n.eventtype === 'chatreaction')
+      .map((n) => n.fromuserid as string);
+    expect(new Set(notified).size).toBe(notified.length);
+    expect(notified.sort()).toEqual([...reactors].sort());
 
     // The restarted server counts on from there.
     await api.post(`chat/rooms/${room.id}/join`, { userid: 'late-fan' });
