@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, newApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
-import { inBatches, newConversation, postComment } from './helpers.js';
+import { allPages, inBatches, newConversation, postComment } from './helpers.js';
 
 /**
  * A crowd up-voting and liking one comment when the server is killed with SIGKILL; restarted on
  * the same data (DATA_DIR, or DATABASE_URL), every acknowledged vote and like is counted exactly
- * once, and the counts match the rows behind them.
+ * once, the counts match the rows behind them, and the comment's author holds one notification
+ * per stored like.
  */
 const FANS = 600;
 const WORKERS = 24;
@@ -71,11 +72,21 @@ describe('kill -9 in the middle of a crowd on one comment', () => {
     expect(after.votecount).toBeLessThanOrEqual(votes.tried.size);
     expect(after.likecount).toBeGreaterThanOrEqual(likes.acked.size);
     expect(after.likecount).toBeLessThanOrEqual(likes.tried.size);
+    // A like's notification commits with it: the comment's author holds exactly one for each stored like.
+    const notifiedFans = async () =>
+      (await allPages(api, `user/users/${comment.userid}/notification/listnotifications`, 'includeread=true&limit=200', 'notifications'))
+        .filter((n) => n.eventtype === 'commentreaction')
+        .map((n) => n.fromuserid as string);
+    const notified = await notifiedFans();
+    expect(new Set(notified).size).toBe(notified.length);
+    expect(notified.length).toBe(after.likecount);
+    for (const fan of likes.acked) expect(notified).toContain(fan);
 
     // Repeating an acknowledged vote or like changes nothing: none was lost.
     await Promise.all([...votes.acked].map((userid) => api.post(`${path}/vote`, { userid, vote: 'up' })));
     await Promise.all([...likes.acked].map((userid) => api.post(`${path}/react`, { userid, reaction: 'like', reacted: true })));
     expect(await read()).toMatchObject({ votecount: after.votecount, votescore: after.votecount, likecount: after.likecount });
+    expect((await notifiedFans()).length).toBe(after.likecount);
 
     // Once every fan who tried has voted and liked, the counts are exactly theirs: no row counted twice or missed.
     await Promise.all([...votes.tried].map((userid) => api.post(`${path}/vote`, { userid, vote: 'up' })));

@@ -58,6 +58,26 @@ describe('notifications from comments', () => {
     expect(page).toMatchObject({ kind: 'list.usernotifications', itemcount: 3, more: false, cursor: '' });
   });
 
+  it("writes a crowd's comment likes' notifications with the likes: one per fan's like when it is answered, none for the author's own like, a repeat or taking a like back", async () => {
+    const author = uid('author');
+    const fans = Array.from({ length: 10 }, () => uid('fan'));
+    for (const fan of fans) expect((await api.post(`user/users/${fan}`, { displayname: fan })).status).toBe(200);
+    const conversationid = uid('conv');
+    const customid = uid('custom');
+    expect((await api.post('comment/conversations', { conversationid, customid, property: 'test', moderation: 'post' })).status).toBe(200);
+    const posted = await api.post(`comment/conversations/${conversationid}/comments`, { userid: author, body: 'what a goal' });
+    expect(posted.status).toBe(200);
+    const react = (userid: string, reacted = true) => api.post(`comment/conversations/${conversationid}/comments/${posted.body.data.id}/react`, { userid, reaction: 'like', reacted });
+    const answers = await Promise.all([...fans, author, fans[0] as string].map((userid) => react(userid)));
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect((await react(fans[1] as string, false)).status).toBe(200);
+    const notes = (await list(author, '?includeread=true&limit=50')).notifications as (Note & { eventtype: string; commentconversationid: string; commentconversationcustomid: string })[];
+    expect(notes.map((n) => n.fromuserid).sort()).toEqual([...fans].sort());
+    for (const n of notes) {
+      expect(n).toMatchObject({ notificationtype: 'reaction', eventtype: 'commentreaction', commentid: posted.body.data.id, commentconversationid: conversationid, commentconversationcustomid: customid, chateventid: null, isread: false });
+    }
+  });
+
   it('filters by type, pages, and hides read ones unless includeread', async () => {
     const { alice } = await thread();
     await until(alice, 3);

@@ -119,7 +119,11 @@ describe('notifications through ChatClient', () => {
     const note = listed.notifications.find((n: any) => n.notificationtype === 'reply');
     expect(note).toMatchObject({ userid: alice.getCurrentUser()?.userid, isread: false, whenread: null, chateventid: reply.data.id, chatroomid: said.data.speech.roomid });
     expect(typeof note.ts).toBe('number');
-    const quotes: any = await alice.listUserNotifications({ filterNotificationTypes: ['chatquote'] as any });
+    // A like's notification commits with the like; a quote's is written a moment after it.
+    const quotes: any = await eventually(
+      () => alice.listUserNotifications({ filterNotificationTypes: ['chatquote'] as any }),
+      (l: any) => l.notifications.length >= 1,
+    );
     expect(quotes.notifications.map((n: any) => n.notificationtype)).toEqual(['quote']);
     expect(await statusOf(alice.listUserNotifications({ filterNotificationTypes: ['gossip'] as any }))).toBe(400);
 

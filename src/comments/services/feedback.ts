@@ -37,7 +37,7 @@ export class Feedback {
     const user = await this.deps.users.require(app, userId);
     const done = await this.deps.tallies.reactToComment(app.id, conversationId, commentId, { userId, type: reaction, on: reacted });
     const view = await this.announced(app, conversationId, commentId, 'comment.reacted', done.row);
-    if (done.added && done.row !== undefined) this.deps.publishing.reacted(app, done.row.conversation, view, userId, reaction);
+    if (done.added && done.row !== undefined) this.deps.publishing.reacted(app, done.row.conversation, view, userId, reaction, done.notice);
     return { ...view, reactions: withOwn(view.reactions, done.own, entryOf(user), (u) => u.userid === userId) };
   }
 

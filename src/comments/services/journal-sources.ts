@@ -43,10 +43,10 @@ export function commentJournalSources({ db, reader }: CommentJournalDeps): { com
       (key) => key,
       (f) => publishedEvent(f.app, f.conversation, f.comment, f.view, undefined),
     ),
-    // The key is `{comment id}:{user id}:{reaction}`; who reacted only matters to notifications, which are not rebuilt.
+    // The key is `{comment id}:{user id}:{reaction}`; who reacted only matters to notifications, which commit with the reaction.
     commentreaction: rebuild(
       (key) => key.slice(0, key.indexOf(':')),
-      (f, key) => reactionEvent(f.app, f.conversation, f.view, '', key),
+      (f, key) => reactionEvent(f.app, f.conversation, f.view, '', key, []),
     ),
   };
 }

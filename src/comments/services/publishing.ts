@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import { notFound } from '../../errors.js';
-import type { NotifyTarget, PublishedEvent, PublishHook } from '../../events/publish-hooks.js';
+import type { NotifyTarget, PublishedEvent, PublishHook, WrittenNotification } from '../../events/publish-hooks.js';
 import type { Bus } from '../../realtime/bus.js';
 import { publishLive } from '../../realtime/live.js';
 import type { Comment, Conversation, LiveType } from '../types.js';
@@ -44,15 +44,20 @@ export class Publishing {
     this.announce(app, conversation, comment.parentId === '' ? 'comment.created' : 'comment.replied', view);
   }
 
-  /** After a user added a reaction: the commentreaction webhook, notifying the author unless they reacted themselves. */
-  reacted(app: Application, conversation: Conversation, view: CommentView, userId: string, reaction: string): void {
-    this.deps.hooks.afterPublish(reactionEvent(app, conversation, view, userId, `${view.id}:${userId}:${reaction}`));
+  /** After a user added a reaction: the commentreaction webhook, and the push of the author's notification its statement wrote (none when they reacted themselves). */
+  reacted(app: Application, conversation: Conversation, view: CommentView, userId: string, reaction: string, notice: WrittenNotification | undefined): void {
+    this.deps.hooks.afterPublish(reactionEvent(app, conversation, view, userId, `${view.id}:${userId}:${reaction}`, notice === undefined ? [] : [notice]));
   }
 }
 
-/** A reaction as webhooks see it; `journalKey` as the journal's trigger on comment_reactions writes it (migration 0003). */
-export function reactionEvent(app: Application, conversation: Conversation, view: CommentView, userId: string, journalKey: string): PublishedEvent {
+/**
+ * A reaction as webhooks see it; `journalKey` as the journal's trigger on comment_reactions
+ * writes it (migration 0003). Its notification is written with the reaction (tally-batch.ts):
+ * `notified` is pushed, nothing is left to notify.
+ */
+export function reactionEvent(app: Application, conversation: Conversation, view: CommentView, userId: string, journalKey: string, notified: WrittenNotification[]): PublishedEvent {
   return {
+    notified,
     appId: app.id,
     eventType: 'commentreaction',
     containerTags: conversation.customTags,
@@ -60,7 +65,7 @@ export function reactionEvent(app: Application, conversation: Conversation, view
     containerId: conversation.conversationId,
     containerCustomId: conversation.customId,
     payload: view,
-    notify: view.userid === userId ? [] : [{ userid: view.userid, type: 'reaction' }],
+    notify: [],
     actorUserId: userId,
     journalKey,
   };

@@ -1,6 +1,8 @@
 import type { Db } from '../../db/client.js';
 import { KeyedBatcher } from '../../db/keyed-batcher.js';
 import { badRequest, conflict } from '../../errors.js';
+import type { WrittenNotification } from '../../events/publish-hooks.js';
+import { newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { commitMetrics } from '../../metrics/registry.js';
 import { writeCommentReactions, writeConversationReactions, writeVotes, type BatchOutcome, type Change, type WantedReaction, type WantedVote } from '../store/tally-batch.js';
@@ -20,6 +22,8 @@ export interface Tallied<Row> {
   row: Row | undefined;
   own: ReadonlySet<string>;
   added: boolean;
+  /** The notification the batch wrote the comment's author about this request's reaction, when it added one. */
+  notice?: WrittenNotification;
 }
 
 /** A reaction's outcome in its batch: refused when its type would be one more than the target may list. */
@@ -97,8 +101,18 @@ export class TallyWriter {
 
   private async writeCommentReactions(key: string, items: WantedReaction[]): Promise<Reacted<CommentIn>[]> {
     const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
-    const out = await writeCommentReactions(this.deps.db, appId, conversationId, commentId, lastPerType(items), this.deps.shown, this.deps.maxTypes);
-    return this.answers(items, out, (row) => row.comment.reactions);
+    const wanted = lastPerType(items);
+    const added = new Date();
+    const noticed = { wanted, noticeIds: wanted.map((w) => (w.on ? newId() : '')), added };
+    const out = await writeCommentReactions(this.deps.db, appId, conversationId, commentId, noticed, this.deps.shown, this.deps.maxTypes);
+    const answers = this.answers(items, out, (row) => row.comment.reactions);
+    const author = out.target?.comment.userId;
+    if (author === undefined || out.notified.length === 0) return answers;
+    const notices = new Map(out.notified.map((n) => [n.userId + SEP + n.type, n.id]));
+    return answers.map((a, i) => {
+      const id = a.added ? notices.get((items[i] as WantedReaction).userId + SEP + (items[i] as WantedReaction).type) : undefined;
+      return id === undefined ? a : { ...a, notice: { id, userId: author, type: 'reaction', added } };
+    });
   }
 
   private async writeConversationReactions(key: string, items: WantedReaction[]): Promise<Reacted<Conversation>[]> {

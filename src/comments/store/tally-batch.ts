@@ -13,11 +13,19 @@ export interface Change {
   to: string | null;
 }
 
-/** What one batch statement did: the target after it (undefined: no such target), the batch users' types as the statement found them, and exactly what changed. */
+/** What one batch statement did: the target after it (undefined: no such target), the batch users' types as the statement found them, exactly what changed, and the notifications it wrote. */
 export interface BatchOutcome<Row> {
   target: Row | undefined;
   before: Map<string, Set<string>>;
   changes: Change[];
+  notified: WrittenReactionNotice[];
+}
+
+/** A notification a reaction's statement wrote to the comment's author: its id, who reacted and with what. */
+export interface WrittenReactionNotice {
+  id: string;
+  userId: string;
+  type: string;
 }
 
 /** One user's wanted state of one reaction type: taken (on) or not. */
@@ -27,6 +35,13 @@ export interface WantedReaction {
   on: boolean;
 }
 
+/** A batch's wanted reactions on a comment, each taken one with the id its author's notification gets if it is added ('' for one taken back). */
+export interface NoticedReactions {
+  wanted: WantedReaction[];
+  noticeIds: string[];
+  added: Date;
+}
+
 /** One user's wanted vote: up, down, or '' for none. */
 export interface WantedVote {
   userId: string;
@@ -34,7 +49,7 @@ export interface WantedVote {
 }
 
 interface Found {
-  k: 'm' | 'x' | 'c';
+  k: 'm' | 'x' | 'c' | 'n';
   user_id: string | null;
   from_: string | null;
   to_: string | null;
@@ -97,16 +112,41 @@ const ANSWER = sql`select 'm' as k, m.user_id, m.type as from_, null::text as to
     union all select 'x', x.user_id, x.from_, x.to_, null, null from x
     union all select 'c', null, null, null, to_jsonb(coalesce((select u.r from u), c.target)), to_jsonb(c.conv) from c`;
 
+/** Statements a reaction batch adds after its rows are written (`ins`), and the rows they add to its answer. */
+interface AfterReactions {
+  ctes: SQL;
+  answer: SQL;
+}
+
+/**
+ * The notifications of a batch of reactions on a comment, written in the reactions' statement
+ * so each commits with its reaction: one to the comment's author for each reaction added (a
+ * repeat adds none), never to the one who reacted. Answer rows 'n': who reacted (user_id), the
+ * notification's id (from_) and the type (to_).
+ */
+const commentReactionNotices = (added: Date): AfterReactions => ({
+  ctes: sql`, notice as (
+      insert into notifications (id, app_id, user_id, type, event_type, entity, container_id, container_custom_id, item_id, from_user_id, added)
+      select w.notice_id, (c.conv).app_id, (c.target).user_id, 'reaction', 'commentreaction', 'comment', (c.conv).conversation_id, (c.conv).custom_id, (c.target).id, ins.user_id,
+        to_timestamp(${added.getTime()}::float8 / 1000)
+      from ins join w on w.user_id = ins.user_id and w.type = ins.to_, c
+      where (c.target).user_id <> ins.user_id
+      returning id, from_user_id, item_id
+    )`,
+  answer: sql` union all select 'n', n.from_user_id, n.id, w.type, null, null from notice n join w on w.notice_id = n.id`,
+});
+
 /**
  * Reactions (at most one wanted state per user and type) on one target, in one statement: the
  * target row locked, the rows inserted or deleted, the tallies written once from exactly what
  * changed. A type the target does not list yet is taken only while it lists fewer than
  * `maxTypes` (within a batch, in the order they came); the others change nothing.
  */
-function reactionStatement(t: TallyRows, lock: SQL, update: SQL, wanted: WantedReaction[], shown: number, maxTypes: number): SQL {
+function reactionStatement(t: TallyRows, lock: SQL, update: SQL, wanted: WantedReaction[], shown: number, maxTypes: number, after?: AfterReactions & { noticeIds: string[] }): SQL {
   const users = textArray(wanted.map((w) => w.userId));
+  const noticeIds = textArray(after?.noticeIds ?? wanted.map(() => ''));
   return sql`with c as (${lock}), w as (
-      select * from unnest(${users}::text[], ${textArray(wanted.map((w) => w.type))}::text[], ${boolArray(wanted.map((w) => w.on))}::boolean[]) with ordinality as w(user_id, type, on_, k)
+      select * from unnest(${users}::text[], ${textArray(wanted.map((w) => w.type))}::text[], ${boolArray(wanted.map((w) => w.on))}::boolean[], ${noticeIds}::text[]) with ordinality as w(user_id, type, on_, notice_id, k)
     ), listed as (
       select e->>'type' as type from c, jsonb_array_elements(c.tallies) e
     ), m as (
@@ -130,8 +170,8 @@ function reactionStatement(t: TallyRows, lock: SQL, update: SQL, wanted: WantedR
       returning r.${name(t.user)} as user_id, r.${name(t.type)} as from_, null::text as to_, r.${name(t.added)} as added
     ), x as (
       select * from ins union all select * from del
-    ), ${talliesAfter(t, shown, true)}, u as (${update})
-    ${ANSWER}`;
+    ), ${talliesAfter(t, shown, true)}, u as (${update})${after?.ctes ?? sql``}
+    ${ANSWER}${after?.answer ?? sql``}`;
 }
 
 /**
@@ -188,17 +228,19 @@ async function run<Row>(q: Queryable, statementName: string, statement: SQL, tar
   const found = await preparedRows<Found>(q, statementName, statement);
   const before = new Map<string, Set<string>>();
   const changes: Change[] = [];
+  const notified: WrittenReactionNotice[] = [];
   let target: Row | undefined;
   for (const f of found) {
     if (f.k === 'c') target = targetOf(f);
     else if (f.k === 'x') changes.push({ userId: f.user_id as string, from: f.from_, to: f.to_ });
+    else if (f.k === 'n') notified.push({ id: f.from_ as string, userId: f.user_id as string, type: f.to_ as string });
     else {
       const types = before.get(f.user_id as string);
       if (types === undefined) before.set(f.user_id as string, new Set([f.from_ as string]));
       else types.add(f.from_ as string);
     }
   }
-  return { target, before, changes };
+  return { target, before, changes, notified };
 }
 
 const commentIn = (f: Found): CommentIn => ({ comment: rowFromJson(comments, f.target) as Comment, conversation: rowFromJson(commentConversations, f.conv) as Conversation });
@@ -208,18 +250,19 @@ export function writeVotes(q: Queryable, appId: string, conversationId: string, 
   return run(q, 'comment_votes_batch', voteStatement(appId, conversationId, commentId, wanted, shown), commentIn);
 }
 
-/** A batch of reactions on one comment (found through its conversation's id), in one statement. */
+/** A batch of reactions on one comment (found through its conversation's id), and their notifications, in one statement. */
 export function writeCommentReactions(
   q: Queryable,
   appId: string,
   conversationId: string,
   commentId: string,
-  wanted: WantedReaction[],
+  { wanted, noticeIds, added }: NoticedReactions,
   shown: number,
   maxTypes: number,
 ): Promise<BatchOutcome<CommentIn>> {
   const update = sql`update comments cm set reactions = t.tallies, ${likesOf} from t where cm.id = (select key from c) and exists (select 1 from x) returning cm as r`;
-  return run(q, 'comment_reactions_batch', reactionStatement(COMMENT_REACTIONS, lockComment('reactions', appId, conversationId, commentId), update, wanted, shown, maxTypes), commentIn);
+  const lock = lockComment('reactions', appId, conversationId, commentId);
+  return run(q, 'comment_reactions_batch', reactionStatement(COMMENT_REACTIONS, lock, update, wanted, shown, maxTypes, { ...commentReactionNotices(added), noticeIds }), commentIn);
 }
 
 /** A batch of reactions on one conversation, in one statement. */
