@@ -2,7 +2,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, newApp, uid, type TestApp } from '../helpers/api.js';
+import { baseUrl, manage, newApp, uid, type TestApp } from '../helpers/api.js';
 import { userToken } from '../foundation/util.js';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
 import { startReceiver } from '../webhooks/receiver.js';
@@ -71,6 +71,9 @@ describe('moderation console in Chromium', () => {
   });
 
   it('signs in with the manage token: picks or names the application, mints a token and forgets the manage token', async () => {
+    // More applications than one page of the listing (200), the one to pick made last: it is on a later page.
+    for (let i = 0; i < 21; i++) await Promise.all(Array.from({ length: 10 }, () => manage('createapplication', { name: uid('filler') })));
+    const latest = await newApp();
     const page = await context.newPage();
     const withManageToken = async (token: string) => {
       await page.goto(`${baseUrl()}/console/`);
@@ -81,8 +84,8 @@ describe('moderation console in Chromium', () => {
       const application = page.getByLabel(/^Application/);
       await application.or(page.getByRole('alert')).waitFor();
       if (!(await application.isVisible())) return;
-      if ((await application.evaluate((el) => el.tagName)) === 'SELECT') await application.selectOption(app.appid);
-      else await application.fill(app.appid);
+      if ((await application.evaluate((el) => el.tagName)) === 'SELECT') await application.selectOption(latest.appid);
+      else await application.fill(latest.appid);
       await page.getByLabel('Act as user id (announcements, purges)').fill('night-shift');
       await page.getByRole('button', { name: 'Sign in' }).click();
     };

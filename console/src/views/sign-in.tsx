@@ -100,8 +100,7 @@ function ManageForm({ busy, attempt, onSignIn }: FormProps) {
     e.preventDefault();
     void attempt(async () => {
       try {
-        const data = await call<unknown>('GET', '/api/v3/manage/applications?limit=200', { 'x-manage-token': manageToken });
-        setApps(appChoices(data));
+        setApps(await listedApps(manageToken));
       } catch (err) {
         // Servers without the listing: the operator types the app id.
         if (err instanceof ApiError && err.status === 404) setApps('ask');
@@ -160,6 +159,30 @@ function ManageForm({ busy, attempt, onSignIn }: FormProps) {
       </button>
     </form>
   );
+}
+
+/** Pages of applications the choice lists at most; a server with more has the operator type the id. */
+const MOST_APP_PAGES = 10;
+
+/** Every application, a page at a time (oldest first), or 'ask' past MOST_APP_PAGES pages. */
+async function listedApps(manageToken: string): Promise<AppChoice[] | 'ask'> {
+  const apps: AppChoice[] = [];
+  let cursor = '';
+  for (let page = 0; page < MOST_APP_PAGES; page++) {
+    const after = cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const data = await call<unknown>('GET', `/api/v3/manage/applications?limit=200${after}`, { 'x-manage-token': manageToken });
+    apps.push(...appChoices(data));
+    cursor = nextCursor(data);
+    if (cursor === '') return apps;
+  }
+  return 'ask';
+}
+
+/** The cursor of the application list's next page; '' when this was the last (or the server does not page). */
+function nextCursor(data: unknown): string {
+  if (Array.isArray(data)) return '';
+  const record = data as Record<string, unknown>;
+  return record['more'] === true && typeof record['cursor'] === 'string' ? record['cursor'] : '';
 }
 
 /** Reads the application list whatever its item key (`applications`, `items`, or a bare array). */
