@@ -22,7 +22,7 @@ export interface PublishedEvent {
   payload: unknown;
   /** Users to notify: the author of what was replied to, quoted or reacted to; mentioned handles. */
   notify: NotifyTarget[];
-  /** Notifications already written with the event, in its own statement (a chat like's, a comment reaction's): pushed, not written again. */
+  /** Notifications already written with the event, in its own statement (a chat or comment reaction's): pushed, not written again. */
   notified?: WrittenNotification[];
   /** The user who caused the event. */
   actorUserId: string;

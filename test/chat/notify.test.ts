@@ -73,4 +73,26 @@ describe('chat events notify the users they concern', () => {
     expect(list.some((n) => n.eventtype === 'chatspeech' && n.fromuserid === fans[0])).toBe(true);
     expectEachLikeOnce(list);
   });
+
+  it('writes the notification of a reaction other than like with it too, and none for one taken back', async () => {
+    const { api } = await newApp();
+    const room = await makeRoom(api, { enableenterandexit: false });
+    const alice = (await join(api, room.id)).user.userid as string;
+    const bob = (await join(api, room.id)).user.userid as string;
+    const goal = (await say(api, room.id, alice, 'goal')).speech;
+    const react = (reaction: string, reacted: boolean) => api.post(`chat/rooms/${room.id}/events/${goal.id}/react`, { userid: bob, reaction, reacted });
+    const fire = await react('emoji:fire', true);
+    expect(fire.status).toBe(200);
+    const reactionsTo = async () =>
+      ((await api.get(`user/users/${alice}/notification/listnotifications?limit=50&includeread=true`)).body.data.notifications as (Notification & { chateventid: string })[]).filter(
+        (n) => n.eventtype === 'chatreaction',
+      );
+    expect((await reactionsTo()).map((n) => [n.fromuserid, n.chateventid])).toEqual([[bob, fire.body.data.id]]);
+    expect((await react('emoji:fire', false)).status).toBe(200);
+    expect((await react('like', true)).status).toBe(200);
+    expect((await react('like', false)).status).toBe(200);
+    // The like notified; neither taking back did, now or a moment later.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await reactionsTo()).length).toBe(2);
+  });
 });

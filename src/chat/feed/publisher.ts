@@ -82,7 +82,7 @@ export function createFeedWriter({ db, log, bus, hooks, views, reactionLimits }:
           const live: LiveMessage = { type: 'chat.event', data: view, seq: row.seq, cursor: updatesCursor(row.seq) };
           bus.publish(w.job.app.id, { topic: feedTopic(row.roomId, row.shadowban), payload: live });
           if (row.shadowban) return;
-          // A like's notification was written with it (see likesWith), or none was owed.
+          // A reaction's notification was written with it (see reaction-notices.ts), or none was owed.
           const hooked =
             w.notice === undefined
               ? hookEvent(w.job.room, view, notifyTargets(view, row.parentId === null ? null : (parents.get(row.parentId) ?? null)))

@@ -8,7 +8,8 @@ import type { Logger } from '../../logger.js';
 import { assignSeqs, lockWaiting } from '../store/events.js';
 import { appendToFeed, insertEvents, TargetsGone } from '../store/insert-events.js';
 import type { WrittenNotification } from '../../events/publish-hooks.js';
-import { applyReactions, lastChanges, type LikeNotice, likesWith, type ReactionChange, type ReactionLimits, ReactionTypesFull } from '../store/reactions.js';
+import { insertReactionNotices, type ReactionNotice } from '../store/reaction-notices.js';
+import { applyReactions, lastChanges, likesWith, type ReactionChange, type ReactionLimits, ReactionTypesFull } from '../store/reactions.js';
 import { reserveSeqs } from '../store/rooms.js';
 import type { ChatEvent, Room } from '../types.js';
 import type { EventView } from '../views.js';
@@ -41,8 +42,9 @@ export interface Written {
   /** Events the write changed in place, as it left them (the targets of a batch of likes): their views need no read. */
   changed?: ChatEvent[];
   /**
-   * Set when the write itself wrote the notification of the job's reaction event (a like: see
-   * likesWith): the one it wrote, or null when none was owed (a like of one's own event).
+   * Set for a reaction's job: its write also wrote the notification of the reaction event (see
+   * reaction-notices.ts), the one it wrote, or null when none was owed (a reaction to one's own
+   * event, or one taken back).
    */
   notice?: WrittenNotification | null;
 }
@@ -270,17 +272,18 @@ export class FeedWriter {
     let count = 0;
     const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
     const reactions = lastChanges(jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction])));
-    const likes = reactions.length > 0 && reactions.every((r) => r.reacted && r.type === 'like');
     const room = (jobs[0] as WriteJob).room;
     const added = new Date();
     const appended =
       reactions.length === 0
         ? await appendToFeed(this.db, roomId, rows, positions, count)
-        : likes
-          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(room, reactions, this.reactionLimits.shown, likeNoticesOf(jobs), added))
+        : reactions.every((r) => r.reacted && r.type === 'like')
+          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(room, reactions, this.reactionLimits.shown, reactionNoticesOf(jobs), added))
           : await this.db.transaction(async (tx) => {
               await applyReactions(tx, roomId, reactions, this.reactionLimits);
-              return appendToFeed(tx, roomId, rows, positions, count);
+              const done = await appendToFeed(tx, roomId, rows, positions, count);
+              if (done === undefined) return undefined;
+              return { ...done, notified: await insertReactionNotices(tx, room, reactionNoticesOf(jobs), added) };
             });
     if (appended === undefined) throw notFound(`Room ${roomId} not found.`);
     const last = appended.lastSeq;
@@ -288,7 +291,7 @@ export class FeedWriter {
       const position = positions[k] as number | null;
       row.seq = position === null ? null : last - count + position;
     });
-    if (!likes) return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
+    if (reactions.length === 0) return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
     const notified = new Map(appended.notified.map((n) => [n.eventId, n]));
     const noticeOf = (job: WriteJob): WrittenNotification | null => {
       const n = notified.get((job.inserts[0] as ChatEvent).id);
@@ -303,11 +306,14 @@ export class FeedWriter {
   }
 }
 
-/** The notifications a batch of likes may owe: one for each reaction event that enters the feed, not shadowbanned (see likesWith). */
-function likeNoticesOf(jobs: WriteJob[]): LikeNotice[] {
-  const notices: LikeNotice[] = [];
+/**
+ * The notifications a batch's reactions may owe, written with them (see reaction-notices.ts): one
+ * for each reaction set (not taken back) whose event enters the feed, not shadowbanned.
+ */
+function reactionNoticesOf(jobs: WriteJob[]): ReactionNotice[] {
+  const notices: ReactionNotice[] = [];
   for (const { reaction, inserts, enterFeed } of jobs) {
-    if (reaction === undefined || !enterFeed) continue;
+    if (reaction === undefined || !reaction.reacted || !enterFeed) continue;
     for (const row of inserts) if (!row.shadowban) notices.push({ id: newId(), eventId: row.id, targetId: reaction.eventId, userId: reaction.userId });
   }
   return notices;

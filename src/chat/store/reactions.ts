@@ -3,6 +3,7 @@ import { textArray } from '../../db/arrays.js';
 import { rows, type Queryable } from '../../db/client.js';
 import type { StoredReaction } from '../types.js';
 import { type AppendWith, TargetsGone } from './insert-events.js';
+import { type NoticedRoom, noticesWith, type ReactionNotice } from './reaction-notices.js';
 
 /** How much of a reaction a target keeps: users listed per type (REACTION_USERS_SHOWN), distinct types other than like (REACTION_TYPES_MAX). */
 export interface ReactionLimits {
@@ -120,45 +121,6 @@ export function lastChanges(changes: ReactionChange[]): ReactionChange[] {
 const latestOf = (users: SQL, shown: number) =>
   sql`(select coalesce(jsonb_agg(q.u order by q.j), '[]'::jsonb) from (select z.u, z.j from jsonb_array_elements(${users}) with ordinality z(u, j) order by z.j desc limit ${sql.raw(String(Math.trunc(shown)))}) q)`;
 
-/** A like's reaction event, and the notification its target's author gets (unless they liked it themself): its id is made before the write. */
-export interface LikeNotice {
-  id: string;
-  /** The reaction event. */
-  eventId: string;
-  /** The liked event. */
-  targetId: string;
-  /** Who liked it. */
-  userId: string;
-}
-
-/** The room a batch of likes is in, as its notifications name it. */
-export interface LikedRoom {
-  appId: string;
-  id: string;
-  customId: string | null;
-}
-
-/**
- * The notifications of a batch of likes, written in the likes' statement when its events are (the
- * room's reservation `r` was made), so a like commits once, its notification with it: one to the
- * liked event's author for each of `notices` (reaction events entering the feed, not
- * shadowbanned), never to the liker. Returns the rows written as [id, user id, event id].
- */
-function likeNotices(room: LikedRoom, notices: LikeNotice[], added: Date) {
-  const json = JSON.stringify(notices.map((n) => [n.id, n.eventId, n.targetId, n.userId]));
-  return {
-    after: sql`notice as (
-      insert into notifications (id, app_id, user_id, type, event_type, entity, container_id, container_custom_id, item_id, from_user_id, added)
-      select x.e->>0, ${room.appId}::text, t.user_id, 'reaction', 'chatreaction', 'chat', ${room.id}::text, ${room.customId}::text, x.e->>1, x.e->>3, to_timestamp(${added.getTime()}::float8 / 1000)
-      from r, jsonb_array_elements(${json}::jsonb) as x(e)
-      join t on t.id = x.e->>2
-      where t.user_id <> x.e->>3
-      returning id, user_id, item_id
-    )`,
-    notified: sql`(select coalesce(jsonb_agg(jsonb_build_array(id, user_id, item_id)), '[]'::jsonb) from notice)`,
-  };
-}
-
 /**
  * A batch of likes (reactions set, none taken back) to events of `room` as CTEs of the
  * feed append (one statement, see appendToFeed): lock the targets, insert the reaction rows, and
@@ -169,9 +131,9 @@ function likeNotices(room: LikedRoom, notices: LikeNotice[], added: Date) {
  * not in the room (deleted since it was checked), nothing is written and `gone` names it. Rows
  * are inserted only for the locked targets: that lock is what chat_reactions has instead of a
  * foreign key (see its schema). The targets come back as the statement left them (`changed`),
- * and the likes' notifications are written with them (see likeNotices).
+ * and the likes' notifications are written with them (see noticesWith).
  */
-export function likesWith(room: LikedRoom, likes: ReactionChange[], shown: number, notices: LikeNotice[], added: Date): AppendWith {
+export function likesWith(room: NoticedRoom, likes: ReactionChange[], shown: number, notices: ReactionNotice[], added: Date): AppendWith {
   const roomId = room.id;
   // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
   // by its length, so plans made for each batch would always look cheaper than the generic plan
@@ -217,7 +179,7 @@ export function likesWith(room: LikedRoom, likes: ReactionChange[], shown: numbe
     before: sql`(select count(*) from u) >= 0 and (select cardinality(ids) from g) = 0`,
     gone: sql`(select ids from g)`,
     changed: sql`(select coalesce(jsonb_agg(to_jsonb(u)), '[]'::jsonb) from u)`,
-    ...likeNotices(room, notices, added),
+    ...noticesWith(room, notices, added),
   };
 }
 
