@@ -103,15 +103,17 @@ export class TallyWriter {
     const [appId = '', conversationId = '', commentId = ''] = key.split(SEP);
     const wanted = lastPerType(items);
     const added = new Date();
-    const noticed = { wanted, noticeIds: wanted.map((w) => (w.on ? newId() : '')), added };
+    // The id of the notification each reaction set gets if the statement adds it.
+    const noticeIds = new Map(wanted.filter((w) => w.on).map((w) => [typeKey(w), newId()]));
+    const noticed = { wanted, noticeIds: wanted.map((w) => noticeIds.get(typeKey(w)) ?? ''), added };
     const out = await writeCommentReactions(this.deps.db, appId, conversationId, commentId, noticed, this.deps.shown, this.deps.maxTypes);
     const answers = this.answers(items, out, (row) => row.comment.reactions);
     const author = out.target?.comment.userId;
-    if (author === undefined || out.notified.length === 0) return answers;
-    const notices = new Map(out.notified.map((n) => [n.userId + SEP + n.type, n.id]));
+    const written = new Set(out.notified);
+    if (author === undefined || written.size === 0) return answers;
     return answers.map((a, i) => {
-      const id = a.added ? notices.get((items[i] as WantedReaction).userId + SEP + (items[i] as WantedReaction).type) : undefined;
-      return id === undefined ? a : { ...a, notice: { id, userId: author, type: 'reaction', added } };
+      const id = noticeIds.get(typeKey(items[i] as WantedReaction));
+      return a.added && id !== undefined && written.has(id) ? { ...a, notice: { id, userId: author, type: 'reaction', added } } : a;
     });
   }
 
@@ -129,7 +131,7 @@ export class TallyWriter {
     const addedBy = new Set<string>();
     record(state, addedBy, out);
     const listed = new Set(talliesOf(row).map((t) => t.type));
-    return items.map((r) => ({ row, own: state.get(r.userId) ?? NONE, added: addedBy.delete(r.userId + SEP + r.type), refused: r.on && !listed.has(r.type) }));
+    return items.map((r) => ({ row, own: state.get(r.userId) ?? NONE, added: addedBy.delete(typeKey(r)), refused: r.on && !listed.has(r.type) }));
   }
 }
 
@@ -152,7 +154,8 @@ function applyChange(state: Map<string, Set<string>>, addedBy: Set<string>, c: C
   }
 }
 
-const lastPerType = (items: WantedReaction[]) => lastOf(items, (r) => r.userId + SEP + r.type);
+const typeKey = (r: WantedReaction) => r.userId + SEP + r.type;
+const lastPerType = (items: WantedReaction[]) => lastOf(items, typeKey);
 
 /** The last item per key, in the order their keys first came. */
 function lastOf<T>(items: T[], keyOf: (item: T) => string): T[] {

@@ -18,14 +18,8 @@ export interface BatchOutcome<Row> {
   target: Row | undefined;
   before: Map<string, Set<string>>;
   changes: Change[];
-  notified: WrittenReactionNotice[];
-}
-
-/** A notification a reaction's statement wrote to the comment's author: its id, who reacted and with what. */
-export interface WrittenReactionNotice {
-  id: string;
-  userId: string;
-  type: string;
+  /** The ids of the notifications it wrote. */
+  notified: string[];
 }
 
 /** One user's wanted state of one reaction type: taken (on) or not. */
@@ -121,8 +115,7 @@ interface AfterReactions {
 /**
  * The notifications of a batch of reactions on a comment, written in the reactions' statement
  * so each commits with its reaction: one to the comment's author for each reaction added (a
- * repeat adds none), never to the one who reacted. Answer rows 'n': who reacted (user_id), the
- * notification's id (from_) and the type (to_).
+ * repeat adds none), never to the one who reacted. Answer rows 'n': the notification's id (from_).
  */
 const commentReactionNotices = (added: Date): AfterReactions => ({
   ctes: sql`, notice as (
@@ -131,9 +124,9 @@ const commentReactionNotices = (added: Date): AfterReactions => ({
         to_timestamp(${added.getTime()}::float8 / 1000)
       from ins join w on w.user_id = ins.user_id and w.type = ins.to_, c
       where (c.target).user_id <> ins.user_id
-      returning id, from_user_id, item_id
+      returning id
     )`,
-  answer: sql` union all select 'n', n.from_user_id, n.id, w.type, null, null from notice n join w on w.notice_id = n.id`,
+  answer: sql` union all select 'n', null, n.id, null, null, null from notice n`,
 });
 
 /**
@@ -228,12 +221,12 @@ async function run<Row>(q: Queryable, statementName: string, statement: SQL, tar
   const found = await preparedRows<Found>(q, statementName, statement);
   const before = new Map<string, Set<string>>();
   const changes: Change[] = [];
-  const notified: WrittenReactionNotice[] = [];
+  const notified: string[] = [];
   let target: Row | undefined;
   for (const f of found) {
     if (f.k === 'c') target = targetOf(f);
     else if (f.k === 'x') changes.push({ userId: f.user_id as string, from: f.from_, to: f.to_ });
-    else if (f.k === 'n') notified.push({ id: f.from_ as string, userId: f.user_id as string, type: f.to_ as string });
+    else if (f.k === 'n') notified.push(f.from_ as string);
     else {
       const types = before.get(f.user_id as string);
       if (types === undefined) before.set(f.user_id as string, new Set([f.from_ as string]));
