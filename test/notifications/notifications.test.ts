@@ -74,7 +74,15 @@ describe('notifications from comments', () => {
     const notes = (await list(author, '?includeread=true&limit=50')).notifications as (Note & { eventtype: string; commentconversationid: string; commentconversationcustomid: string })[];
     expect(notes.map((n) => n.fromuserid).sort()).toEqual([...fans].sort());
     for (const n of notes) {
-      expect(n).toMatchObject({ notificationtype: 'reaction', eventtype: 'commentreaction', commentid: posted.body.data.id, commentconversationid: conversationid, commentconversationcustomid: customid, chateventid: null, isread: false });
+      expect(n).toMatchObject({
+        notificationtype: 'reaction',
+        eventtype: 'commentreaction',
+        commentid: posted.body.data.id,
+        commentconversationid: conversationid,
+        commentconversationcustomid: customid,
+        chateventid: null,
+        isread: false,
+      });
     }
   });
 
