@@ -1,7 +1,18 @@
+import { type SQL, sql } from 'drizzle-orm';
 import { preparedText, type Queryable } from '../db/client.js';
 import type { NewNotification, NotificationWithPayload } from './types.js';
 
 const COLUMNS = ['id', 'app_id', 'user_id', 'type', 'event_type', 'entity', 'container_id', 'container_custom_id', 'item_id', 'from_user_id'];
+/**
+ * Notifications written by another area's statement, with what it writes (a reaction's, see
+ * src/chat/store/reaction-notices.ts): `rows` selects the values of COLUMNS in order, then the
+ * time added (see `addedAt`). Returns the rows' id, user_id and item_id.
+ */
+export const insertNotificationRows = (rows: SQL): SQL => sql`insert into notifications (${sql.raw(COLUMNS.join(', '))}, added) ${rows} returning id, user_id, item_id`;
+
+/** A notification's time added as a statement parameter (epoch ms, as insertNotifications sends it). */
+export const addedAt = (added: Date): SQL => sql`to_timestamp(${added.getTime()}::float8 / 1000)`;
+
 /** The most rows one statement takes; a larger batch is written in several, in one transaction. */
 const MOST_ROWS = 512;
 /** The statement for each number of rows (1, 2, 4, … MOST_ROWS), made once. */

@@ -273,17 +273,17 @@ export class FeedWriter {
     const positions = jobs.flatMap((j) => j.inserts.map(() => (j.enterFeed ? ++count : null)));
     const reactions = lastChanges(jobs.flatMap((j) => (j.reaction === undefined ? [] : [j.reaction])));
     const room = (jobs[0] as WriteJob).room;
-    const added = new Date();
+    const noticed = reactions.length === 0 ? undefined : { notices: reactionNoticesOf(jobs), added: new Date() };
     const appended =
-      reactions.length === 0
+      noticed === undefined
         ? await appendToFeed(this.db, roomId, rows, positions, count)
         : reactions.every((r) => r.reacted && r.type === 'like')
-          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(room, reactions, this.reactionLimits.shown, reactionNoticesOf(jobs), added))
+          ? await appendToFeed(this.db, roomId, rows, positions, count, likesWith(room, reactions, this.reactionLimits.shown, noticed))
           : await this.db.transaction(async (tx) => {
               await applyReactions(tx, roomId, reactions, this.reactionLimits);
               const done = await appendToFeed(tx, roomId, rows, positions, count);
               if (done === undefined) return undefined;
-              return { ...done, notified: await insertReactionNotices(tx, room, reactionNoticesOf(jobs), added) };
+              return { ...done, notified: await insertReactionNotices(tx, room, noticed) };
             });
     if (appended === undefined) throw notFound(`Room ${roomId} not found.`);
     const last = appended.lastSeq;
@@ -291,11 +291,11 @@ export class FeedWriter {
       const position = positions[k] as number | null;
       row.seq = position === null ? null : last - count + position;
     });
-    if (reactions.length === 0) return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
+    if (noticed === undefined) return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed }));
     const notified = new Map(appended.notified.map((n) => [n.eventId, n]));
     const noticeOf = (job: WriteJob): WrittenNotification | null => {
       const n = notified.get((job.inserts[0] as ChatEvent).id);
-      return n === undefined ? null : { id: n.id, userId: n.userId, type: 'reaction', added };
+      return n === undefined ? null : { id: n.id, userId: n.userId, type: 'reaction', added: noticed.added };
     };
     return jobs.map((job) => ({ job, rows: job.inserts, views: [], changed: appended.changed, ...(job.reaction === undefined ? {} : { notice: noticeOf(job) }) }));
   }

@@ -3,7 +3,7 @@ import { textArray } from '../../db/arrays.js';
 import { rows, type Queryable } from '../../db/client.js';
 import type { StoredReaction } from '../types.js';
 import { type AppendWith, TargetsGone } from './insert-events.js';
-import { type NoticedRoom, noticesWith, type ReactionNotice } from './reaction-notices.js';
+import { type NoticedRoom, noticesWith, type ReactionNotices } from './reaction-notices.js';
 
 /** How much of a reaction a target keeps: users listed per type (REACTION_USERS_SHOWN), distinct types other than like (REACTION_TYPES_MAX). */
 export interface ReactionLimits {
@@ -133,7 +133,7 @@ const latestOf = (users: SQL, shown: number) =>
  * foreign key (see its schema). The targets come back as the statement left them (`changed`),
  * and the likes' notifications are written with them (see noticesWith).
  */
-export function likesWith(room: NoticedRoom, likes: ReactionChange[], shown: number, notices: ReactionNotice[], added: Date): AppendWith {
+export function likesWith(room: NoticedRoom, likes: ReactionChange[], shown: number, noticed: ReactionNotices): AppendWith {
   const roomId = room.id;
   // The likes travel as one JSON parameter rather than arrays: the planner sizes an array's unnest
   // by its length, so plans made for each batch would always look cheaper than the generic plan
@@ -179,7 +179,7 @@ export function likesWith(room: NoticedRoom, likes: ReactionChange[], shown: num
     before: sql`(select count(*) from u) >= 0 and (select cardinality(ids) from g) = 0`,
     gone: sql`(select ids from g)`,
     changed: sql`(select coalesce(jsonb_agg(to_jsonb(u)), '[]'::jsonb) from u)`,
-    ...noticesWith(room, notices, added),
+    ...noticesWith(room, noticed),
   };
 }
 

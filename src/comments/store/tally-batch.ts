@@ -3,6 +3,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { boolArray, textArray } from '../../db/arrays.js';
 import { preparedRows, type Queryable } from '../../db/client.js';
 import { commentConversations, comments } from '../../db/schema/comments.js';
+import { addedAt, insertNotificationRows } from '../../notifications/insert.js';
 import type { Comment, CommentIn, Conversation } from '../types.js';
 import { COMMENT_REACTIONS, COMMENT_VOTES, CONVERSATION_REACTIONS, name, type TallyRows } from './tally-rows.js';
 
@@ -118,13 +119,10 @@ interface AfterReactions {
  * repeat adds none), never to the one who reacted. Answer rows 'n': the notification's id (from_).
  */
 const commentReactionNotices = (added: Date): AfterReactions => ({
-  ctes: sql`, notice as (
-      insert into notifications (id, app_id, user_id, type, event_type, entity, container_id, container_custom_id, item_id, from_user_id, added)
-      select w.notice_id, (c.conv).app_id, (c.target).user_id, 'reaction', 'commentreaction', 'comment', (c.conv).conversation_id, (c.conv).custom_id, (c.target).id, ins.user_id,
-        to_timestamp(${added.getTime()}::float8 / 1000)
+  ctes: sql`, notice as (${insertNotificationRows(sql`
+      select w.notice_id, (c.conv).app_id, (c.target).user_id, 'reaction', 'commentreaction', 'comment', (c.conv).conversation_id, (c.conv).custom_id, (c.target).id, ins.user_id, ${addedAt(added)}
       from ins join w on w.user_id = ins.user_id and w.type = ins.to_, c
-      where (c.target).user_id <> ins.user_id
-      returning id
+      where (c.target).user_id <> ins.user_id`)}
     )`,
   answer: sql` union all select 'n', null, n.id, null, null, null from notice n`,
 });
