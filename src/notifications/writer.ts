@@ -7,7 +7,7 @@ import { TickBatcher } from '../db/tick-batcher.js';
 import { sharesView } from '../json-once.js';
 import { groupBy } from '../group-by.js';
 import type { Bus } from '../realtime/bus.js';
-import { publishLive } from '../realtime/live.js';
+import { publishLive, topicName } from '../realtime/live.js';
 import { usersByHandle } from '../users/store.js';
 import { asStored, insertNotifications } from './insert.js';
 import type { NewNotification, NotificationWithPayload } from './types.js';
@@ -42,7 +42,7 @@ export class NotificationWriter implements PublishHook {
   async beforePublish(): Promise<void> {}
 
   afterPublish(event: PublishedEvent): void {
-    for (const n of event.notified ?? []) this.push(asStored(notificationOf(event, n.id, n.userId, n.type), n.added));
+    for (const n of event.notified ?? []) if (this.reachable(event.appId, n.userId)) this.push(asStored(notificationOf(event, n.id, n.userId, n.type), n.added));
     if (event.notify.length > 0) this.batcher.add([event]);
   }
 
@@ -53,7 +53,12 @@ export class NotificationWriter implements PublishHook {
 
   private async write(events: PublishedEvent[]): Promise<void> {
     const rows = (await Promise.all([...groupBy(events, (e) => e.appId)].map(([appId, own]) => this.rowsFor(appId, own)))).flat();
-    for (const n of await insertNotifications(this.db, rows)) this.push(n);
+    for (const n of await insertNotifications(this.db, rows)) if (this.reachable(n.appId, n.userId)) this.push(n);
+  }
+
+  /** False when no socket or stream can receive a push to `user:{id}` (an author offline while a crowd likes): the push is not made. */
+  private reachable(appId: string, userId: string): boolean {
+    return this.bus.reaches(appId, topicName('user', userId));
   }
 
   private push(n: NotificationWithPayload): void {

@@ -30,6 +30,12 @@ export interface Bus {
    * back with every interest in force, then announces itself through `onReconnect`).
    */
   listening(appId: string, topic: string): Promise<void>;
+  /**
+   * False when no node can receive a live item of the topic now, so a publisher may skip making
+   * it: on one process, when nothing holds an interest in it. A cluster's bus cannot know what
+   * other nodes hold and always answers true.
+   */
+  reaches(appId: string, topic: string): boolean;
   /** Handlers see every message this node receives; returns the unsubscribe function. */
   onMessage(handler: BusHandler): () => void;
   /** Called after the cross-node link comes back, every interest in force again: messages sent meanwhile may have been lost. */

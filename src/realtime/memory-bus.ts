@@ -2,12 +2,13 @@ import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
 
-const nothingToRelease = () => {};
 const alreadyListening = Promise.resolve();
 
 export class MemoryBus implements Bus {
   readonly kind = 'memory';
   private readonly local = new LocalHandlers();
+  /** Interests held per `{appId}/{topic}`: a topic nobody holds reaches nobody. */
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly log: Logger) {}
 
@@ -20,9 +21,22 @@ export class MemoryBus implements Bus {
     this.publish(appId, message);
   }
 
-  /** One process hears every topic. */
-  interest(): () => void {
-    return nothingToRelease;
+  /** One process hears every topic: an interest is only counted, for `reaches`. */
+  interest(appId: string, topic: string): () => void {
+    const key = `${appId}/${topic}`;
+    this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.held.get(key) ?? 1) - 1;
+      if (left > 0) this.held.set(key, left);
+      else this.held.delete(key);
+    };
+  }
+
+  reaches(appId: string, topic: string): boolean {
+    return this.held.has(`${appId}/${topic}`);
   }
 
   listening(): Promise<void> {

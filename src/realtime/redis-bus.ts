@@ -106,6 +106,11 @@ export class RedisBus implements Bus {
     return this.topics.hold(topicChannel(appId, topic));
   }
 
+  /** Other nodes' interests are not known here. */
+  reaches(): boolean {
+    return true;
+  }
+
   listening(appId: string, topic: string): Promise<void> {
     return this.topics.listening(topicChannel(appId, topic));
   }
