@@ -3,11 +3,13 @@ import { busMetrics } from '../metrics/registry.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
 
 const alreadyListening = Promise.resolve();
+/** An application's topic, as `held` counts it. */
+const heldKey = (appId: string, topic: string) => `${appId}/${topic}`;
 
 export class MemoryBus implements Bus {
   readonly kind = 'memory';
   private readonly local = new LocalHandlers();
-  /** Interests held per `{appId}/{topic}`: a topic nobody holds reaches nobody. */
+  /** Interests held per application topic (heldKey): a topic nobody holds reaches nobody. */
   private readonly held = new Map<string, number>();
 
   constructor(private readonly log: Logger) {}
@@ -23,7 +25,7 @@ export class MemoryBus implements Bus {
 
   /** One process hears every topic: an interest is only counted, for `reaches`. */
   interest(appId: string, topic: string): () => void {
-    const key = `${appId}/${topic}`;
+    const key = heldKey(appId, topic);
     this.held.set(key, (this.held.get(key) ?? 0) + 1);
     let released = false;
     return () => {
@@ -36,7 +38,7 @@ export class MemoryBus implements Bus {
   }
 
   reaches(appId: string, topic: string): boolean {
-    return this.held.has(`${appId}/${topic}`);
+    return this.held.has(heldKey(appId, topic));
   }
 
   listening(): Promise<void> {
