@@ -6,6 +6,7 @@ import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './te
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(0), v.maxValue(65535));
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
+const wholeNumber = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
 const url = (schemes: string[]) =>
   v.pipe(
     v.string(),
@@ -92,6 +93,8 @@ const EnvSchema = v.object({
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  SHUTDOWN_DRAIN_SECONDS: v.optional(wholeNumber, '5'),
+  SHUTDOWN_TIMEOUT_SECONDS: v.optional(positiveInt, '25'),
 });
 
 export type Config = {
@@ -134,6 +137,10 @@ export type Config = {
   telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** After SIGTERM: seconds the node keeps serving while /readyz says 503, so load balancers steer new requests away. */
+  shutdownDrainSeconds: number;
+  /** After SIGTERM: the longest the whole shutdown (drain included) may take before the process exits anyway. */
+  shutdownTimeoutSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -177,5 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,
+    shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
 }

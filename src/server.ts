@@ -7,6 +7,7 @@ import { PublishHooks } from './events/publish-hooks.js';
 import { attachReference } from './docs/reference.js';
 import { healthRoutes } from './health/routes.js';
 import { CorsPolicy } from './http/cors.js';
+import { Drain } from './http/drain.js';
 import type { RouteDef } from './http/route.js';
 import { createHttpApp } from './http/server.js';
 import type { Logger } from './logger.js';
@@ -41,6 +42,9 @@ export interface RunningServer {
   manageToken: string;
   /** Every HTTP route served, as registered. */
   routes: readonly RouteDef[];
+  /** Keeps serving, but says 503 on /readyz and closes each connection after its answer (see Drain). */
+  beginDrain(): void;
+  /** Stops listening, answers every request already received, closes sockets and streams (1001), flushes what is pending, then closes the rest. */
   stop(): Promise<void>;
 }
 
@@ -65,7 +69,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);
-  const routes = [...healthRoutes(core), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)];
+  const drain = new Drain();
+  const routes = [...healthRoutes(core, drain), ...manageRoutes(core), ...areas.flatMap((a) => a.routes)];
   const app = createHttpApp({
     log,
     apps,
@@ -74,6 +79,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     cors: new CorsPolicy(config.corsOrigins),
     routes,
     limits: core.limits,
+    drain,
   });
   for (const area of areas) area.attach?.(app);
   attachReference(app, routes, { topics, frames: core.frames });
@@ -91,8 +97,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     core,
     manageToken,
     routes,
+    beginDrain: () => drain.begin(),
     async stop() {
+      drain.begin();
       us_listen_socket_close(listenSocket);
+      await drain.allAnswered();
       for (const area of areas.reverse()) await area.close?.();
       await bus.close();
       await core.limits.close();

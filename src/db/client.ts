@@ -13,7 +13,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { keepVacuumed } from './embedded-vacuum.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
-import { UnnamedStatementClient } from './transaction-pooler.js';
+import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
 
 /** The one database type every store uses: node-postgres and PGlite both satisfy it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -29,6 +29,8 @@ export interface Database {
   kind: 'postgres' | 'embedded';
   /** The connection pool, on Postgres (for its metrics). */
   pool?: pg.Pool;
+  /** What sits in front of Postgres, as set or as found at start (DATABASE_POOLER may have been forgotten). */
+  pooler: Pooler;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -60,8 +62,8 @@ const dialect = new PgDialect();
  * (a chat append spent about a third of its database time planning; on PGlite, two thirds of its
  * CPU, see pglite-named.ts). Rows come back as the driver parses them by default, without
  * drizzle's type handling, so a timestamp column may come back otherwise than from `rows`. Inside
- * a transaction it runs as `rows` does. Behind a transaction pooler (DATABASE_POOLER=transaction)
- * the connections drop the name and run it unnamed (see transaction-pooler.ts).
+ * a transaction it runs as `rows` does. Behind a transaction pooler (DATABASE_POOLER=transaction,
+ * or found) the connections drop the name and run it unnamed (see transaction-pooler.ts).
  */
 export async function preparedRows<T>(q: Queryable, name: string, statement: SQL): Promise<T[]> {
   const named = namedQueries.get(q);
@@ -111,10 +113,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
   const { log } = options;
-  const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: 'engage', pooler: options.pooler });
+  let pooler = options.pooler;
+  if (pooler === 'none' && (await sharesServerConnections(url, CONNECT_TIMEOUT_MS))) {
+    pooler = 'transaction';
+    log.error('DATABASE_URL leads to a transaction pooler (two client connections met the same server connection): statements run unnamed. Set DATABASE_POOLER=transaction');
+  }
+  const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: 'engage', pooler });
   await migrateAlone(pool);
-  log.info({ pooler: options.pooler, poolSize: options.poolSize }, 'postgres ready, migrations applied');
-  return { db, kind: 'postgres', pool, ping: () => ping(db), close: () => pool.end() };
+  log.info({ pooler, poolSize: options.poolSize }, 'postgres ready, migrations applied');
+  return { db, kind: 'postgres', pool, pooler, ping: () => ping(db), close: () => pool.end() };
 }
 
 /**
@@ -155,7 +162,7 @@ export function connectPostgres(url: string, log: Logger, options: { max: number
     max: options.max,
     application_name: options.name,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    ...(options.pooler === 'transaction' ? { Client: UnnamedStatementClient } : {}),
+    Client: new StatementNaming(options.pooler, log).clientClass(),
   });
   // The pool replaces the connection; a request that needs it meanwhile is answered 503.
   pool.on('error', (err) => log.warn({ err }, 'idle postgres connection lost'));
@@ -186,6 +193,7 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     return {
       db: db as unknown as Db,
       kind: 'embedded',
+      pooler: 'none',
       ping: () => ping(db as unknown as Db),
       close: () =>
         stopVacuuming()

@@ -1,8 +1,9 @@
 import type { Core } from '../core.js';
 import { unavailable } from '../errors.js';
+import type { Drain } from '../http/drain.js';
 import { ok, route, type RouteDef } from '../http/route.js';
 
-export function healthRoutes(core: Core): RouteDef[] {
+export function healthRoutes(core: Core, drain: Drain): RouteDef[] {
   return [
     route({ method: 'GET', path: 'healthz', scope: 'public', handler: () => ok({ kind: 'health', alive: true }) }),
     route({
@@ -11,6 +12,7 @@ export function healthRoutes(core: Core): RouteDef[] {
       scope: 'public',
       errors: [503],
       handler: async () => {
+        if (drain.draining) throw unavailable('Not ready: shutting down.', { kind: 'readiness', draining: true });
         const database = await core.database.ping();
         const bus = core.bus.isConnected();
         const data = { kind: 'readiness', database, bus, buskind: core.bus.kind, databasekind: core.database.kind };

@@ -10,6 +10,7 @@ import { RequestMetrics } from '../metrics/http.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
 import { readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
+import type { Drain } from './drain.js';
 import { envelope, envelopeAroundJson, envelopeAroundPieces } from './envelope.js';
 import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
@@ -35,6 +36,7 @@ export interface HttpDeps {
   cors: CorsPolicy;
   limits: Limits;
   routes: RouteDef[];
+  drain: Drain;
 }
 
 /** What uWS gives synchronously: it must be copied before the handler returns. */
@@ -54,6 +56,8 @@ interface Incoming {
 
 interface State {
   aborted: boolean;
+  /** Answered, or aborted: the drain no longer waits for it. */
+  settled: boolean;
   started: number;
 }
 
@@ -78,20 +82,32 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       // A preflight from an origin not allowed gets no allow-origin: the browser stops there.
       if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
       if (!deps.cors.anyOrigin) res.writeHeader('vary', 'origin');
-      res.writeHeader('access-control-allow-methods', CORS_METHODS).writeHeader('access-control-allow-headers', CORS_HEADERS).writeHeader('access-control-max-age', '86400').end();
+      res
+        .writeHeader('access-control-allow-methods', CORS_METHODS)
+        .writeHeader('access-control-allow-headers', CORS_HEADERS)
+        .writeHeader('access-control-max-age', '86400')
+        .end(undefined, deps.drain.draining);
     });
   });
 
   app.any('/*', (res, req) => {
     const incoming = readIncoming(req);
     const allowOrigin = deps.cors.anyOrigin ? '*' : deps.cors.allowOrigin(req.getHeader('origin'));
-    const state: State = { aborted: false, started: performance.now() };
+    const state: State = { aborted: false, settled: false, started: performance.now() };
+    const settle = () => {
+      if (state.settled) return;
+      state.settled = true;
+      deps.drain.settled();
+    };
+    deps.drain.received();
     res.onAborted(() => {
       state.aborted = true;
+      settle();
     });
     let matched: RouteDef | undefined;
     const respond = (status: number, body: string | Buffer, extra?: [string, string][], close = false) => {
-      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close);
+      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close || deps.drain.draining);
+      settle();
       const ms = performance.now() - state.started;
       metrics.observe(matched, status, ms);
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round(ms * 10) / 10 }, 'request');

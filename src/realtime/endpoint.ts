@@ -12,7 +12,7 @@ import { wsMetrics } from '../metrics/registry.js';
 import type { ClientFrames, FrameHandler } from './client-frames.js';
 import type { Backpressure } from './backpressure.js';
 import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
-import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame } from './protocol.js';
+import { AUTH_TIMEOUT_MS, CLOSE, goingAwayReason, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame, reconnectDelayMs } from './protocol.js';
 import { refuseConnection } from './admission.js';
 import { refusalOf } from './refusal.js';
 import type { Subscriptions } from './subscriptions.js';
@@ -107,10 +107,10 @@ export class Endpoint {
     });
   }
 
-  /** Closes every socket with 1001 (server shutting down). */
+  /** Closes every socket with 1001 (server shutting down), each told when to reconnect. */
   close(): void {
     this.backpressure.stopSweeping();
-    for (const ws of [...this.sockets]) closeSocket(ws, CLOSE.goingAway, 'server shutting down');
+    for (const ws of [...this.sockets]) closeSocket(ws, CLOSE.goingAway, goingAwayReason(reconnectDelayMs()));
   }
 
   private closeSlowConsumers(): void {

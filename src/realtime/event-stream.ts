@@ -1,7 +1,9 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { jsonOnce } from '../json-once.js';
 import { statusLine } from '../http/status.js';
+import { envelope } from '../http/envelope.js';
 import type { LiveMessage } from './live.js';
+import { goingAwayReason } from './protocol.js';
 
 /**
  * One `text/event-stream` response: the status and headers go out with the first write (so a
@@ -47,6 +49,12 @@ export class EventStream {
   /** A comment line: keeps proxies and the browser from thinking the stream dead. */
   comment(text: string): void {
     this.write(`:${text}\n\n`);
+  }
+
+  /** Server shutting down: a started stream is told (`retry:`) how long to wait before the browser reconnects, then ends; one not started is answered 503. */
+  goAway(delayMs: number): void {
+    if (this.started) this.write(`retry:${delayMs}\n:${goingAwayReason(delayMs)}\n\n`);
+    this.end(503, envelope(503, 'The server is shutting down; reconnect to another node.', null));
   }
 
   /** Ends the stream; before it started, answers `status` with the envelope instead. */

@@ -23,6 +23,15 @@ export const CLOSE = {
   tryAgainLater: 1013,
 } as const;
 
+/**
+ * At shutdown each socket and event stream is told to wait a random part of this before it
+ * reconnects, so a node's clients do not all land on the other nodes in the same instant.
+ */
+export const RECONNECT_SPREAD_MS = 5000;
+export const reconnectDelayMs = (): number => Math.floor(Math.random() * RECONNECT_SPREAD_MS);
+/** The close reason of a socket at shutdown: the delay is the reconnect hint. */
+export const goingAwayReason = (delayMs: number): string => `server shutting down; reconnect in ${delayMs} ms`;
+
 /** Largest client frame: a bigger one closes the socket with 1009. */
 export const MAX_FRAME_BYTES = 16 * 1024;
 /** uWS cuts the connection without a close frame beyond this (before the frame is even buffered). */

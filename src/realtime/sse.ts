@@ -14,7 +14,7 @@ import { EventStream } from './event-stream.js';
 import type { LiveHub } from './hub.js';
 import type { LiveMessage } from './live.js';
 import type { Peer } from './peer.js';
-import type { ErrorCode } from './protocol.js';
+import { type ErrorCode, reconnectDelayMs } from './protocol.js';
 import { Refusal, refusalOf } from './refusal.js';
 import { resumeTopic } from './resume.js';
 import type { Topic, TopicRegistry } from './topics.js';
@@ -82,7 +82,7 @@ export class SseEndpoint {
 
   close(): void {
     clearInterval(this.commenter);
-    for (const o of [...this.open]) o.stream.end(503, '');
+    for (const o of [...this.open]) o.stream.goAway(reconnectDelayMs());
   }
 
   private request(res: HttpResponse, req: HttpRequest): void {

@@ -39,5 +39,5 @@ function startDeliveries(core: Core, log: Logger, onDisabled: (appId: string) =>
   const settings = { failureLimit: core.config.webhookFailureLimit, logRetentionSeconds: core.config.webhookLogRetentionSeconds, denyPrivate: core.config.webhookDenyPrivate };
   const databaseUrl = core.config.databaseUrl;
   if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, settings, onDisabled);
-  return new DeliveryThread({ ...settings, databaseUrl, databasePooler: core.config.databasePooler, logLevel: core.config.logLevel }, log, onDisabled);
+  return new DeliveryThread({ ...settings, databaseUrl, databasePooler: core.database.pooler, logLevel: core.config.logLevel }, log, onDisabled);
 }

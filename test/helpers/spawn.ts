@@ -38,7 +38,8 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts the real server (src/main.ts, of this checkout unless `root` names another) as its own process on a free loopback port. It uses
- * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database. `launcher` runs Node
+ * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database. It stops without the
+ * drain (SHUTDOWN_DRAIN_SECONDS=0) unless `env` says otherwise. `launcher` runs Node
  * (e.g. `['prlimit', '--nofile=1024:1024']`).
  */
 export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
@@ -48,7 +49,7 @@ export async function spawnServer(env: Record<string, string> = {}, entry = FROM
   const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...entry] as [string, ...string[]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', SHUTDOWN_DRAIN_SECONDS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
