@@ -1,9 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * `npm test`: the behaviour of every route and frame, for a newcomer's first run (minutes). The
+ * long proofs (kill -9 loops, floods, crowds, soaks) are named `*.slow.test.ts` and run with
+ * `npm run test:slow` (vitest.slow.config.ts); a new test file is in this suite unless so named.
+ */
+export const SLOW_TESTS = 'test/**/*.slow.test.ts';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/cluster/**', 'node_modules/**'],
+    exclude: ['test/cluster/**', SLOW_TESTS, 'node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

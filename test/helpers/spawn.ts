@@ -43,7 +43,8 @@ export async function freePort(): Promise<number> {
  * (e.g. `['prlimit', '--nofile=1024:1024']`).
  */
 export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
-  const port = await freePort();
+  // A restart passes the port the process it replaces had.
+  const port = env['PORT'] === undefined ? await freePort() : Number(env['PORT']);
   const dataDir = env['DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'engage-test-'));
   const ownsDataDir = env['DATA_DIR'] === undefined;
   const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...entry] as [string, ...string[]];
