@@ -36,6 +36,9 @@ import { UserService } from './users/service.js';
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
 const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea];
 
+/** After the listener closes, the stop waits until no request has arrived for this long (see Drain.quiet). */
+const LAST_REQUEST_QUIET_MS = 300;
+
 export interface RunningServer {
   port: number;
   core: Core;
@@ -101,7 +104,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     async stop() {
       drain.begin();
       us_listen_socket_close(listenSocket);
-      await drain.allAnswered();
+      await drain.quiet(LAST_REQUEST_QUIET_MS);
       for (const area of areas.reverse()) await area.close?.();
       await bus.close();
       await core.limits.close();

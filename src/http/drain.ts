@@ -7,6 +7,7 @@
 export class Drain {
   draining = false;
   private unanswered = 0;
+  private lastReceived = 0;
   private readonly whenNone: (() => void)[] = [];
 
   begin(): void {
@@ -15,6 +16,7 @@ export class Drain {
 
   received(): void {
     this.unanswered++;
+    this.lastReceived = performance.now();
   }
 
   /** Once per received request: answered, or its client went away. */
@@ -26,5 +28,19 @@ export class Drain {
   /** Settles once every request received so far is answered. */
   allAnswered(): Promise<void> {
     return this.unanswered === 0 ? Promise.resolve() : new Promise((resolve) => this.whenNone.push(resolve));
+  }
+
+  /**
+   * Settles once every request is answered and none has arrived for `quietMs`. After the listener
+   * closes, a connection it accepted just before may still be carrying its request: closing it
+   * then would reset that request.
+   */
+  async quiet(quietMs: number): Promise<void> {
+    for (;;) {
+      await this.allAnswered();
+      const since = performance.now() - this.lastReceived;
+      if (since >= quietMs && this.unanswered === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(quietMs - since, 10)));
+    }
   }
 }

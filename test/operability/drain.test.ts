@@ -33,7 +33,7 @@ describe('a single embedded node restarted with SIGTERM under load', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('drains, resets nothing while it serves, loses no acknowledged write, and comes back', { timeout: 120_000 }, async () => {
+  it('drains, resets nothing, loses no acknowledged write, and comes back', { timeout: 120_000 }, async () => {
     const env = { DATA_DIR: dataDir, RATE_LIMITS: 'off', SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS) };
     const first = await spawnServer(env);
     servers.push(first);
@@ -88,7 +88,6 @@ describe('a single embedded node restarted with SIGTERM under load', () => {
     expect(close.after).toBeGreaterThanOrEqual(DRAIN_SECONDS * 1000);
 
     const second = await spawnServer({ ...env, PORT: String(first.port) });
-    const restarted = Date.now();
     servers.push(second);
     await new Promise((r) => setTimeout(r, 500));
     writing = false;
@@ -96,11 +95,9 @@ describe('a single embedded node restarted with SIGTERM under load', () => {
 
     const errors = outcomes.filter((o) => o.error !== undefined);
     const drainEnded = signalled + close.after;
-    // While the node serves (until its drain ends) nothing is reset. When it then stops listening, the kernel resets the
-    // connections it had queued and the process never accepted (clients with no load balancer to steer them away): counted, not failed.
+    // Refused while no process listens is fine; a reset (a request whose fate the client cannot know) is not.
     const resets = errors.filter((o) => o.error !== 'ECONNREFUSED');
-    expect(resets.filter((o) => (o.ended as number) < drainEnded)).toEqual([]);
-    console.log(JSON.stringify({ drainEndedMs: drainEnded - signalled, restartedMs: restarted - signalled, resetsAfterTheDrain: resets.map((o) => [o.error, (o.ended as number) - signalled]) }));
+    expect(resets.map((o) => ({ ...o, msAfterSignal: o.at - signalled, drainEndedMs: drainEnded - signalled }))).toEqual([]);
     const answered = outcomes.filter((o) => o.status !== undefined);
     expect(answered.filter((o) => o.status !== 200)).toEqual([]);
     // Answers during the drain sent keep-alive clients away; answers before it did not.
