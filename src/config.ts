@@ -81,6 +81,7 @@ const EnvSchema = v.object({
   USER_REPORT_WINDOW_SECONDS: v.optional(positiveInt, '86400'),
   WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
+  CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
@@ -116,6 +117,8 @@ export type Config = {
   userReportWindowSeconds: number;
   wsMaxSubscriptions: number;
   wsMaxBackpressure: number;
+  /** Bytes of shared catch-up blocks (the feed read once for a crowd resuming) a node holds. */
+  catchUpCacheBytes: number;
   wsIdleTimeoutSeconds: number;
   webhookFailureLimit: number;
   /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     userReportWindowSeconds: e.USER_REPORT_WINDOW_SECONDS,
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
+    catchUpCacheBytes: e.CATCH_UP_CACHE,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,

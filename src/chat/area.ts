@@ -28,7 +28,7 @@ function buildChat(core: Core) {
   const rooms = new RoomDirectory({ db, bus });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views, users });
+  const feeds = new RoomFeeds({ db, bus, rooms, views, users, catchUpBytes: config.catchUpCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   hooks.items.add('chat', chatItemSource({ db, views }));
@@ -58,7 +58,7 @@ export function chatArea(core: Core): Area {
   const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
   core.topics.register('room', {
     exists: (app, id) => chat.feeds.assertExists(app, id),
-    replay: (app, id, cursor, limit) => chat.feeds.since(app, id, cursor, limit),
+    replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),
     doc: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },
   });
   core.users.onPurge((app, userId, byUserId) => chat.messages.purgeEverywhere(app, userId, byUserId));

@@ -27,6 +27,11 @@ export class EventStream {
     });
   }
 
+  /** Bytes written that the reader has not taken in yet (as far as uWS has told). */
+  get unsentBytes(): number {
+    return this.unsent;
+  }
+
   /** Called once the stream ends (at once if it already has). */
   whenEnded(listener: () => void): void {
     if (this.closed) listener();

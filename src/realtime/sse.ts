@@ -205,7 +205,7 @@ export class SseEndpoint {
     const replay = topic.def.replay;
     if (replay === undefined || cursor === undefined) plain();
     else {
-      const from = cursor === '' ? (await replay(app, topic.id, '', 1)).cursor : cursor;
+      const from = cursor === '' ? (await replay(app, topic.id, '', 1, performance.now())).cursor : cursor;
       o.cursors.set(name, from);
       const unfollow = o.stops.get(name);
       let resuming: (() => void) | undefined;
@@ -217,6 +217,7 @@ export class SseEndpoint {
         active: () => !o.stream.closed,
         confirmed: () => {},
         deliver: (d) => send(d.message),
+        unsent: () => o.stream.unsentBytes,
         caughtUp: () => {
           o.stops.set(name, () => unfollow?.());
           plain();

@@ -91,6 +91,7 @@ export class Subscriptions {
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
       confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
       deliver: (d) => this.send(ws, d.frame),
+      unsent: () => (conn.closed ? 0 : ws.getBufferedAmount()),
       caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),
       stopWith: (stop) => (stop === undefined ? conn.resuming.delete(topic.name) : conn.resuming.set(topic.name, stop)),
     });

@@ -12,6 +12,7 @@ import type { Room } from '../types.js';
 import type { UserService } from '../../users/service.js';
 import { eventsPage, type EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
+import { CatchUpBlocks } from './catch-up.js';
 import { FeedLeases } from './leases.js';
 import { RoomRing, type RingEntry } from './ring.js';
 import { SharedPages } from './shared-pages.js';
@@ -26,6 +27,8 @@ export interface RoomFeedsDeps {
   rooms: RoomDirectory;
   views: EventViews;
   users: UserService;
+  /** Bytes of shared catch-up blocks held (CATCH_UP_CACHE). */
+  catchUpBytes: number;
 }
 
 export interface FeedRead {
@@ -67,11 +70,13 @@ export class RoomFeeds {
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
   private readonly shared: SharedPages;
+  private readonly catchUp: CatchUpBlocks;
 
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
     this.checkHead = bus.kind !== 'memory';
     this.shared = new SharedPages(deps.users);
+    this.catchUp = new CatchUpBlocks({ db: deps.db, views: deps.views, maxBytes: deps.catchUpBytes });
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
     bus.onReconnect(() => {
@@ -122,13 +127,13 @@ export class RoomFeeds {
     const seq = readUpdatesCursor(cursor);
     const now = Date.now();
     // Until the room's feed reaches this node, a ring could miss events.
-    if (!this.leases.renew(app.id, room.id, now)) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
+    if (!this.leases.renew(app.id, room.id, now)) return this.fromStore(app, room.id, seq, cursor, limit, viewer);
     const ring = await this.ring(app, room.id);
     const behind = this.checkHead && ring.last < (await lastSeq(this.deps.db, room.id));
     const usable = ring.usable(now);
     if (!usable) this.rings.delete(room.id);
     const held = behind || !usable ? undefined : ring.after(seq);
-    if (held === undefined) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
+    if (held === undefined) return this.fromStore(app, room.id, seq, cursor, limit, viewer);
     const entries: RingEntry[] = [];
     let examined = seq;
     for (const entry of held) {
@@ -143,11 +148,21 @@ export class RoomFeeds {
     await this.deps.rooms.require(app, id);
   }
 
-  async since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage> {
+  /** The feed after `cursor` for a resume that began at `began` (performance.now()), from the blocks a resuming crowd shares. */
+  async since(app: Application, id: string, cursor: string, limit: number, began: number): Promise<FeedPage> {
     const room = await this.deps.rooms.require(app, id);
     if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.deps.db, room.id)) };
-    const read = await this.after(app, room, cursor, limit, undefined);
-    return { items: read.entries.map((e) => ({ type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor })), cursor: read.cursor };
+    return this.catchUp.after(app, room.id, readUpdatesCursor(cursor), cursor, limit, began);
+  }
+
+  /** What the ring cannot serve: from the shared catch-up blocks, or for a viewer (who may see shadow-banned events of their own) from the database. */
+  private async fromStore(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
+    if (viewer !== undefined) return this.fromDb(app, roomId, seq, cursor, limit, viewer);
+    const page = await this.catchUp.after(app, roomId, seq, cursor, limit + 1, performance.now());
+    const more = page.items.length > limit;
+    const items = more ? page.items.slice(0, limit) : page.items;
+    const entries = items.map((item) => ({ seq: item.seq as number, view: item.data as EventView, cursor: item.cursor as string }));
+    return { entries, cursor: more ? (entries.at(-1) as RingEntry).cursor : page.cursor, more };
   }
 
   private async fromDb(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {

@@ -94,6 +94,15 @@ export async function feedAfter(q: Queryable, roomId: string, afterSeq: number, 
   return { lastSeq: last, events };
 }
 
+/** Feed events everyone may see with seq in (`afterSeq`, `upToSeq`], oldest first: one block of a shared catch-up. */
+export async function feedRange(q: Queryable, roomId: string, afterSeq: number, upToSeq: number): Promise<ChatEvent[]> {
+  return q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), gt(chatEvents.seq, afterSeq), lte(chatEvents.seq, upToSeq), visibleTo(undefined)))
+    .orderBy(asc(chatEvents.seq));
+}
+
 /** The newest `count` feed events up to the room's last seq (for a memory ring), oldest first. */
 export async function feedTail(q: Queryable, roomId: string, count: number): Promise<FeedSlice> {
   const last = await lastSeq(q, roomId);

@@ -108,3 +108,9 @@ export async function lastSeq(q: Queryable, roomId: string): Promise<number> {
   const [row] = await q.select({ lastSeq: chatRooms.lastSeq }).from(chatRooms).where(eq(chatRooms.id, roomId));
   return row?.lastSeq ?? 0;
 }
+
+/** The feed's head and its events revision (changes in place move it), as one row read. */
+export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: number; revision: number }> {
+  const [row] = await q.select({ seq: chatRooms.lastSeq, revision: chatRooms.eventsRevision }).from(chatRooms).where(eq(chatRooms.id, roomId));
+  return { seq: row?.seq ?? 0, revision: row?.revision ?? 0 };
+}
