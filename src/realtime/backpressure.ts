@@ -45,8 +45,8 @@ export class Backpressure {
   }
 
   /** A frame was sent to one socket or published to many. */
-  sent(frame: string): void {
-    const bytes = Buffer.byteLength(frame) + FRAME_HEADER_BYTES;
+  sent(frame: string | Buffer): void {
+    const bytes = (typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length) + FRAME_HEADER_BYTES;
     this.sinceFullLook += bytes;
     this.sinceSweep += bytes;
     if (this.pending === undefined && this.arm !== undefined) this.pending = this.arm();

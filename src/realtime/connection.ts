@@ -59,7 +59,8 @@ export function newConnection(appId: string, address: string, frames: FrameBudge
  * Sends one frame unless the socket is gone; a socket already holding more than the limit of
  * unsent bytes is a slow consumer and is closed with 4008 instead.
  */
-export function sendFrame(ws: Socket, frame: string, backpressure: Backpressure): void {
+/** A Buffer goes out as it is (a replayed frame made once for many); a string is encoded on each send. */
+export function sendFrame(ws: Socket, frame: string | Buffer, backpressure: Backpressure): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
   if (ws.getBufferedAmount() > backpressure.limit || ws.send(frame) === 2) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');

@@ -14,6 +14,8 @@ export class EventStream {
   started = false;
   private unsent = 0;
   private readonly onEnd: (() => void)[] = [];
+  /** Text held while `batch` runs, written at its end. */
+  private batched: string[] | undefined;
 
   constructor(
     private readonly res: HttpResponse,
@@ -44,6 +46,19 @@ export class EventStream {
     this.write(`${head}event:${message.type}\ndata:${jsonOnce(message.data)}\n\n`);
   }
 
+  /** What `send` writes goes out as one write. */
+  batch(send: () => void): void {
+    if (this.batched !== undefined) return send();
+    this.batched = [];
+    try {
+      send();
+    } finally {
+      const text = this.batched.join('');
+      this.batched = undefined;
+      if (text !== '') this.write(text);
+    }
+  }
+
   /** Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's EventSource opens. */
   open(): void {
     if (!this.started) this.comment('ok');
@@ -66,6 +81,10 @@ export class EventStream {
 
   private write(text: string): void {
     if (this.closed) return;
+    if (this.batched !== undefined) {
+      this.batched.push(text);
+      return;
+    }
     this.res.cork(() => {
       if (!this.started) {
         this.started = true;

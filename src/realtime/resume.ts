@@ -28,6 +28,8 @@ export interface ResumeTarget {
   /** The cursor proved valid and near enough; called before the replayed items. */
   confirmed(): void;
   deliver(delivery: Delivery): void;
+  /** Runs `send` (which delivers a slice of the replay) so that what it sends goes out together (a cork, one write). */
+  batch(send: () => void): void;
   /** Bytes sent to the subscriber that it has not taken in yet. */
   unsent(): number;
   /** The grace period is over: the subscriber takes the topic's deliveries directly from now on. */
@@ -69,10 +71,12 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     target.confirmed();
     for (let from = 0; from < items.length; from += REPLAY_SLICE) {
       if (from > 0 && !(await roomFor(target))) return;
-      for (const item of items.slice(from, from + REPLAY_SLICE)) {
-        if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
-        target.deliver({ frame: replayFrame(topic.name, item), seq: item.seq, message: item });
-      }
+      target.batch(() => {
+        for (const item of items.slice(from, from + REPLAY_SLICE)) {
+          if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
+          target.deliver({ frame: replayFrame(topic.name, item), seq: item.seq, message: item });
+        }
+      });
     }
     live = true;
     for (const d of buffer.splice(0)) forward(d);
@@ -100,12 +104,12 @@ async function roomFor(target: ResumeTarget): Promise<boolean> {
 }
 
 /** Replayed items are shared by every subscriber resuming the topic (see CatchUpBlocks): so is each one's frame. */
-const frames = new WeakMap<LiveMessage, { topic: string; frame: string }>();
+const frames = new WeakMap<LiveMessage, { topic: string; frame: Buffer }>();
 
-function replayFrame(topic: string, item: LiveMessage): string {
+function replayFrame(topic: string, item: LiveMessage): Buffer {
   const made = frames.get(item);
   if (made !== undefined && made.topic === topic) return made.frame;
-  const frame = eventFrame(topic, item);
+  const frame = Buffer.from(eventFrame(topic, item));
   frames.set(item, { topic, frame });
   return frame;
 }

@@ -92,6 +92,9 @@ export class Subscriptions {
       confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
       deliver: (d) => this.send(ws, d.frame),
       unsent: () => (conn.closed ? 0 : ws.getBufferedAmount()),
+      batch: (send) => {
+        if (!conn.closed) ws.cork(send);
+      },
       caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),
       stopWith: (stop) => (stop === undefined ? conn.resuming.delete(topic.name) : conn.resuming.set(topic.name, stop)),
     });
@@ -114,7 +117,7 @@ export class Subscriptions {
     sendError(ws, this.deps.backpressure, 'internal', 'The subscription failed; try again.', topic);
   }
 
-  private send(ws: Socket, frame: string): void {
+  private send(ws: Socket, frame: string | Buffer): void {
     sendFrame(ws, frame, this.deps.backpressure);
   }
 }

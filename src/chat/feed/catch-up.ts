@@ -10,7 +10,7 @@ import { updatesCursor } from './cursor.js';
 
 /** Catch-up reads the feed in blocks of this many positions, aligned so that fans at nearby cursors share them. */
 export const CATCH_UP_BLOCK = 500;
-/** Bytes an item costs beyond its JSON (the view object, the frame made from it). */
+/** Bytes an item costs beyond its JSON and the frame made from it (the view object). */
 const ITEM_OVERHEAD = 256;
 
 interface Block {
@@ -84,6 +84,6 @@ const blockKey = (app: Application, roomId: string, index: number) => `${app.id}
 
 function blockBytes(block: Block): number {
   let bytes = 0;
-  for (const item of block.items) bytes += jsonOnce(item.data).length + ITEM_OVERHEAD;
+  for (const item of block.items) bytes += 2 * jsonOnce(item.data).length + ITEM_OVERHEAD;
   return bytes;
 }
