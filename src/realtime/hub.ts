@@ -1,7 +1,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { jsonOnce } from '../json-once.js';
 import type { Logger } from '../logger.js';
-import { wsMetrics } from '../metrics/registry.js';
+import { sseMetrics, wsMetrics } from '../metrics/registry.js';
 import type { Backpressure } from './backpressure.js';
 import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
@@ -108,8 +108,10 @@ export class LiveHub {
       this.interceptors.set(key, set);
     }
     set.add(listener);
+    sseMetrics.liveListeners.inc();
     return () => {
-      set.delete(listener);
+      if (!set.delete(listener)) return;
+      sseMetrics.liveListeners.dec();
       if (set.size === 0) this.interceptors.delete(key);
     };
   }
