@@ -48,7 +48,13 @@ export const wsMetrics = {
 export const sseMetrics = {
   connections: new ValueFamily(registry, `${PREFIX}sse_connections`, 'Open server-sent event streams (GET /api/v3/{appid}/sse)', 'gauge', []).cell(),
   /** Each one is called with every live item of its topic: it must go with its subscriber. */
-  liveListeners: new ValueFamily(registry, `${PREFIX}live_listeners`, "Listeners on live topics besides uWS's own: each event stream's topics, and each WebSocket resume still replaying or in its grace period", 'gauge', []).cell(),
+  liveListeners: new ValueFamily(
+    registry,
+    `${PREFIX}live_listeners`,
+    "Listeners on live topics besides uWS's own: each event stream's topics, and each WebSocket resume still replaying or in its grace period",
+    'gauge',
+    [],
+  ).cell(),
 };
 
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);

@@ -45,8 +45,16 @@ export class Backpressure {
   }
 
   /** A frame was sent to one socket or published to many. */
-  sent(frame: string | Buffer): void {
-    const bytes = (typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length) + FRAME_HEADER_BYTES;
+  sent(frame: string): void {
+    this.sentBytes(Buffer.byteLength(frame) + FRAME_HEADER_BYTES);
+  }
+
+  /** `frames` frames of `payload` bytes in all were sent to one socket. */
+  sentMany(payload: number, frames: number): void {
+    this.sentBytes(payload + frames * FRAME_HEADER_BYTES);
+  }
+
+  private sentBytes(bytes: number): void {
     this.sinceFullLook += bytes;
     this.sinceSweep += bytes;
     if (this.pending === undefined && this.arm !== undefined) this.pending = this.arm();

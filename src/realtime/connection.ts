@@ -59,13 +59,33 @@ export function newConnection(appId: string, address: string, frames: FrameBudge
  * Sends one frame unless the socket is gone; a socket already holding more than the limit of
  * unsent bytes is a slow consumer and is closed with 4008 instead.
  */
-/** A Buffer goes out as it is (a replayed frame made once for many); a string is encoded on each send. */
-export function sendFrame(ws: Socket, frame: string | Buffer, backpressure: Backpressure): void {
+export function sendFrame(ws: Socket, frame: string, backpressure: Backpressure): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
   if (ws.getBufferedAmount() > backpressure.limit || ws.send(frame) === 2) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
   backpressure.sent(frame);
   wsMetrics.framesSentDirect.inc();
+}
+
+/** Frames made once for many (a replay slice), sent corked into one write; like sendFrame, a slow consumer is closed instead. */
+export function sendFrames(ws: Socket, frames: readonly Buffer[], backpressure: Backpressure): void {
+  const conn = ws.getUserData();
+  if (conn.closed) return;
+  if (ws.getBufferedAmount() > backpressure.limit) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  let bytes = 0;
+  let dropped = false;
+  ws.cork(() => {
+    for (const frame of frames) {
+      if (ws.send(frame) === 2) {
+        dropped = true;
+        return;
+      }
+      bytes += frame.length;
+    }
+  });
+  if (dropped) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  backpressure.sentMany(bytes, frames.length);
+  wsMetrics.framesSentDirect.inc(frames.length);
 }
 
 export function sendError(ws: Socket, backpressure: Backpressure, code: ErrorCode, message: string, topic?: string): void {

@@ -7,9 +7,9 @@ import type { Bus } from './bus.js';
 import type { LiveMessage } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
 
-/** A live item as a subscriber receives it: the WebSocket frame (serialised once, encoded once where shared by a replaying crowd), its seq and the message itself. */
+/** A live item as a subscriber receives it: the WebSocket frame text (serialised once), its seq and the message itself. */
 export interface Delivery {
-  frame: string | Buffer;
+  frame: string;
   seq: number | undefined;
   message: LiveMessage;
 }

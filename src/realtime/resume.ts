@@ -28,8 +28,8 @@ export interface ResumeTarget {
   /** The cursor proved valid and near enough; called before the replayed items. */
   confirmed(): void;
   deliver(delivery: Delivery): void;
-  /** Runs `send` (which delivers a slice of the replay) so that what it sends goes out together (a cork, one write). */
-  batch(send: () => void): void;
+  /** A slice of the replay, to go out together (one write); `frameOf` gives an item's WebSocket frame, made once for every subscriber. */
+  replayed(items: readonly LiveMessage[], frameOf: (item: LiveMessage) => Buffer): void;
   /** Bytes sent to the subscriber that it has not taken in yet. */
   unsent(): number;
   /** The grace period is over: the subscriber takes the topic's deliveries directly from now on. */
@@ -71,12 +71,9 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     target.confirmed();
     for (let from = 0; from < items.length; from += REPLAY_SLICE) {
       if (from > 0 && !(await roomFor(target))) return;
-      target.batch(() => {
-        for (const item of items.slice(from, from + REPLAY_SLICE)) {
-          if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
-          target.deliver({ frame: replayFrame(topic.name, item), seq: item.seq, message: item });
-        }
-      });
+      const slice = items.slice(from, from + REPLAY_SLICE);
+      for (const item of slice) if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
+      target.replayed(slice, (item) => replayFrame(topic.name, item));
     }
     live = true;
     for (const d of buffer.splice(0)) forward(d);

@@ -218,7 +218,7 @@ export class SseEndpoint {
         confirmed: () => {},
         deliver: (d) => send(d.message),
         unsent: () => o.stream.unsentBytes,
-        batch: (send) => o.stream.batch(send),
+        replayed: (items) => o.stream.batch(() => items.forEach(send)),
         caughtUp: () => {
           o.stops.set(name, () => unfollow?.());
           plain();

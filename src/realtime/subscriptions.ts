@@ -2,7 +2,7 @@ import type { Application } from '../apps/types.js';
 import type { Backpressure } from './backpressure.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
-import { sendError, sendFrame, type Socket } from './connection.js';
+import { sendError, sendFrame, sendFrames, type Socket } from './connection.js';
 import { eventFrame, localTopic, type LiveHub } from './hub.js';
 import { Refusal, refusalOf } from './refusal.js';
 import { resumeTopic } from './resume.js';
@@ -92,9 +92,7 @@ export class Subscriptions {
       confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
       deliver: (d) => this.send(ws, d.frame),
       unsent: () => (conn.closed ? 0 : ws.getBufferedAmount()),
-      batch: (send) => {
-        if (!conn.closed) ws.cork(send);
-      },
+      replayed: (items, frameOf) => sendFrames(ws, items.map(frameOf), this.deps.backpressure),
       caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),
       stopWith: (stop) => (stop === undefined ? conn.resuming.delete(topic.name) : conn.resuming.set(topic.name, stop)),
     });
@@ -117,7 +115,7 @@ export class Subscriptions {
     sendError(ws, this.deps.backpressure, 'internal', 'The subscription failed; try again.', topic);
   }
 
-  private send(ws: Socket, frame: string | Buffer): void {
+  private send(ws: Socket, frame: string): void {
     sendFrame(ws, frame, this.deps.backpressure);
   }
 }
