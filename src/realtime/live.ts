@@ -10,6 +10,8 @@ export interface LiveMessage {
   seq?: number;
   /** The REST cursor that continues after this item (the `updates` cursor for rooms). */
   cursor?: string;
+  /** Seq of the item before it in the subscriber's stream (items it may not see lie between): set on replayed items. */
+  prev?: number;
 }
 
 /** A live topic, `kind:id`, of a kind an area registered (TopicRegistry). */
@@ -24,4 +26,6 @@ export interface FeedPage {
   items: LiveMessage[];
   /** Cursor after the last item (or the given one when nothing is new). */
   cursor: string;
+  /** The seq `cursor` stands at: items subscribers may not see move it past the last item. */
+  seq?: number;
 }

@@ -145,9 +145,19 @@ export class RoomFeeds {
 
   async since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage> {
     const room = await this.deps.rooms.require(app, id);
-    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.deps.db, room.id)) };
+    if (cursor === '') {
+      const head = await lastSeq(this.deps.db, room.id);
+      return { items: [], cursor: updatesCursor(head), seq: head };
+    }
     const read = await this.after(app, room, cursor, limit, undefined);
-    return { items: read.entries.map((e) => ({ type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor })), cursor: read.cursor };
+    // Each item names the one before it: the events between are ones subscribers may not see.
+    let prev = readUpdatesCursor(cursor);
+    const items = read.entries.map((e): LiveMessage => {
+      const item = { type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor, prev };
+      prev = e.seq;
+      return item;
+    });
+    return { items, cursor: read.cursor, seq: readUpdatesCursor(read.cursor) };
   }
 
   private async fromDb(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
