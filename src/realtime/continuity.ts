@@ -119,6 +119,7 @@ export class TopicContinuity {
 
   private async readMissing(f: Followed): Promise<number> {
     let filled = 0;
+    let unmoved = 0;
     do {
       f.again = false;
       const from = f.settled;
@@ -129,8 +130,9 @@ export class TopicContinuity {
         this.release(f, true);
         break;
       }
-      // A feed that did not move cannot fill the hole: what waits goes out over it.
-      this.release(f, f.settled === from && f.again);
+      unmoved = f.settled === from ? unmoved + 1 : 0;
+      // A held item was committed before it was published, so a second read finds it; a feed that still does not move will not fill the hole.
+      this.release(f, unmoved >= 2);
     } while (f.again && this.followed.get(f.key) === f);
     gapMetrics.filledEvents.inc(filled);
     return filled;
@@ -157,14 +159,21 @@ export class TopicContinuity {
     }
   }
 
-  /** Held items that now follow on go out in order; one past a hole asks for another read, or goes out anyway when reading failed (`force`). */
+  /**
+   * Held items that now follow on go out in order; one past a hole asks for another read, or goes
+   * out anyway (`force`: the feed could not be read) without a `prev`, so that subscribers do not
+   * take the hole for items they may not see and resume from their cursors instead.
+   */
   private release(f: Followed, force: boolean): void {
     for (const seq of [...f.held.keys()].sort((a, b) => a - b)) {
       const message = f.held.get(seq) as LiveMessage;
       if (f.settled !== undefined && seq <= f.settled) f.held.delete(seq);
-      else if (force || f.settled === undefined || seq === f.settled + 1) {
+      else if (f.settled === undefined || seq === f.settled + 1) {
         f.held.delete(seq);
         this.deliver(f, message);
+      } else if (force) {
+        f.held.delete(seq);
+        this.deliver(f, message, false);
       } else {
         f.again = true;
         return;
@@ -172,8 +181,9 @@ export class TopicContinuity {
     }
   }
 
-  private deliver(f: Followed, message: LiveMessage): void {
-    const prev = f.delivered;
+  /** `contiguous`: every item between the last one delivered and this one is one subscribers may not see. */
+  private deliver(f: Followed, message: LiveMessage, contiguous = true): void {
+    const prev = contiguous ? f.delivered : undefined;
     f.settled = message.seq;
     f.delivered = message.seq;
     f.cursor = message.cursor;
