@@ -23,6 +23,8 @@ interface Followed {
   cursor: string | undefined;
   /** Seq of the last item delivered (the next one's `prev`). */
   delivered: number | undefined;
+  /** The feed's head when the node began to follow the topic. */
+  head: number | undefined;
   /** Items that came past a hole, by seq, waiting for the fill. */
   held: Map<number, LiveMessage>;
   filling: Promise<number> | undefined;
@@ -57,11 +59,12 @@ export class TopicContinuity {
   follow(key: string, app: Application, topic: Topic): void {
     const replay = topic.def.replay;
     if (replay === undefined) return;
-    const f: Followed = { key, app, topic, replay, settled: undefined, cursor: undefined, delivered: undefined, held: new Map(), filling: undefined, again: false };
+    const f: Followed = { key, app, topic, replay, settled: undefined, cursor: undefined, delivered: undefined, head: undefined, held: new Map(), filling: undefined, again: false };
     this.followed.set(key, f);
     replay(app, topic.id, '', 1).then(
       (head) => {
         if (this.followed.get(key) !== f || f.settled !== undefined || head.seq === undefined) return;
+        f.head = head.seq;
         f.settled = head.seq;
         f.cursor = head.cursor;
       },
@@ -80,7 +83,7 @@ export class TopicContinuity {
     const seq = message.seq;
     if (f === undefined || seq === undefined) return false;
     if (f.settled === undefined) this.deliver(f, message);
-    else if (seq <= f.settled) return true;
+    else if (seq <= f.settled) this.late(f, message);
     // Released in order once the fill is read.
     else if (f.filling !== undefined) f.held.set(seq, message);
     else if (seq === f.settled + 1) this.deliver(f, message);
@@ -179,6 +182,15 @@ export class TopicContinuity {
         return;
       }
     }
+  }
+
+  /** An item committed before the head was read but published after: not a repeat, as nothing delivered it yet. */
+  private late(f: Followed, message: LiveMessage): void {
+    const seq = message.seq as number;
+    if (f.head === undefined || seq > f.head || seq <= (f.delivered ?? Number.NEGATIVE_INFINITY)) return;
+    const prev = f.delivered;
+    f.delivered = seq;
+    this.publish(f.app.id, f.topic.name, message, prev);
   }
 
   /** `contiguous`: every item between the last one delivered and this one is one subscribers may not see. */
