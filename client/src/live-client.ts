@@ -10,6 +10,8 @@ interface Frame {
   event?: string;
   data?: unknown;
   seq?: number;
+  /** Seq of the event before this one in the stream (room events). */
+  prev?: number;
   cursor?: string;
   code?: string;
   message?: string;
@@ -104,7 +106,13 @@ export class LiveClient {
     let followed = this.topics.get(topic);
     if (followed === undefined) {
       const room = topic.startsWith('room:');
-      const order = room ? new RoomOrder((data, meta) => this.deliver(topic, data, meta), this.config.reorderWindowMs ?? 1_000) : undefined;
+      const order = room
+        ? new RoomOrder(
+            (data, meta) => this.deliver(topic, data, meta),
+            this.config.reorderWindowMs ?? 2_000,
+            () => this.stalled(topic),
+          )
+        : undefined;
       order?.reset(options.cursor, seqOfCursor(options.cursor));
       followed = { listeners: new Set(), order, status: 'idle', sentCursor: undefined };
       this.topics.set(topic, followed);
@@ -216,7 +224,7 @@ export class LiveClient {
         return;
       case 'event':
         if (followed === undefined || followed.status === 'catchup') return;
-        if (followed.order !== undefined) followed.order.push(frame.data, this.meta(frame));
+        if (followed.order !== undefined) followed.order.push(frame.data, this.meta(frame), frame.prev);
         else this.deliver(frame.topic as string, frame.data, this.meta(frame));
         return;
       case 'error':
@@ -279,6 +287,15 @@ export class LiveClient {
     order?.forget();
     for (const listener of followed.listeners) listener.onError?.(error);
     this.emit('error', error);
+  }
+
+  /** A hole in a room stayed open: the room is read through REST from the last event handed over, then followed again from there. */
+  private stalled(topic: string): void {
+    const followed = this.topics.get(topic);
+    if (followed?.order === undefined || followed.status === 'catchup') return;
+    followed.order.forget();
+    if (this.ready && followed.status === 'pending') this.send({ type: 'unsubscribe', topic });
+    void this.catchUp(topic, followed, followed.order);
   }
 
   /** Reads the room's `updates` pages from its cursor until the end, then subscribes again from where they stop. */

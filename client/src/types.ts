@@ -31,7 +31,7 @@ export interface LiveConfig {
   /** First reconnect delay; doubles per failed attempt up to maxReconnectDelayMs, with jitter (defaults 500 ms, 30 s). */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** How long a room event that skipped a seq waits for the ones before it (default 1 s). */
+  /** How long a room event past a hole (a seq neither it nor its `prev` accounts for) waits for the ones before it before the room is read through REST from the last event handed over (default 2 s). */
   reorderWindowMs?: number;
 }
 

@@ -54,7 +54,15 @@ const eventPayload = (kind: string, def: TopicKindDef): JsonSchema =>
       event: { enum: def.doc.events },
       data: { type: 'object', description: 'The object REST returns.' },
       ...(def.replay !== undefined
-        ? { seq: { type: 'integer', description: 'Per room, +1 per feed item.' }, cursor: { type: 'string', description: 'The REST updates cursor after this item.' } }
+        ? {
+            seq: { type: 'integer', description: 'Per room, +1 per feed item.' },
+            prev: {
+              type: 'integer',
+              description:
+                "The seq of the event before this one in this stream: when it is not seq - 1, the items between are ones this subscriber may not see (shadow-banned, deleted), not a loss. Absent on a node's first event of the topic.",
+            },
+            cursor: { type: 'string', description: 'The REST updates cursor after this item.' },
+          }
         : {}),
     },
     ['topic', 'event', 'data', ...(def.replay !== undefined ? ['seq', 'cursor'] : [])],

@@ -28,8 +28,8 @@ export interface ResumeTarget {
   /** The cursor proved valid and near enough; called before the replayed items. */
   confirmed(): void;
   deliver(delivery: Delivery): void;
-  /** A slice of the replay, to go out together (one write); `frameOf` gives an item's WebSocket frame, made once for every subscriber. */
-  replayed(items: readonly LiveMessage[], frameOf: (item: LiveMessage) => Buffer): void;
+  /** A slice of the replay, to go out together (one write); `frameOf` gives an item's WebSocket frame, made once for the subscribers it fits. */
+  replayed(items: readonly LiveMessage[], frameOf: (item: LiveMessage, index: number) => Buffer): void;
   /** Bytes sent to the subscriber that it has not taken in yet. */
   unsent(): number;
   /** The grace period is over: the subscriber takes the topic's deliveries directly from now on. */
@@ -66,14 +66,18 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
   target.stopWith(stop);
   let handedOver = false;
   try {
-    const items = await missed(app, topic, replay, cursor, began);
+    const { items, from } = await missed(app, topic, replay, cursor, began);
     if (!target.active()) return;
     target.confirmed();
-    for (let from = 0; from < items.length; from += REPLAY_SLICE) {
-      if (from > 0 && !(await roomFor(target))) return;
-      const slice = items.slice(from, from + REPLAY_SLICE);
+    // Each frame names the seq of the one before it in this subscriber's stream (its cursor's for the first).
+    let prev = from;
+    for (let at = 0; at < items.length; at += REPLAY_SLICE) {
+      if (at > 0 && !(await roomFor(target))) return;
+      const slice = items.slice(at, at + REPLAY_SLICE);
+      const before = prev;
+      target.replayed(slice, (item, i) => replayFrame(topic.name, item, i === 0 ? before : slice[i - 1]?.seq));
       for (const item of slice) if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
-      target.replayed(slice, (item) => replayFrame(topic.name, item));
+      prev = slice.at(-1)?.seq;
     }
     live = true;
     for (const d of buffer.splice(0)) forward(d);
@@ -100,30 +104,36 @@ async function roomFor(target: ResumeTarget): Promise<boolean> {
   return target.active();
 }
 
-/** Replayed items are shared by every subscriber resuming the topic (see CatchUpBlocks): so is each one's frame. */
-const frames = new WeakMap<LiveMessage, { topic: string; frame: Buffer }>();
+/**
+ * Replayed items are shared by every subscriber resuming the topic (see CatchUpBlocks): so is each
+ * one's frame, for every subscriber whose stream had the same item before it (all but those whose
+ * replay starts at it).
+ */
+const frames = new WeakMap<LiveMessage, { topic: string; prev: number | undefined; frame: Buffer }>();
 
-function replayFrame(topic: string, item: LiveMessage): Buffer {
+function replayFrame(topic: string, item: LiveMessage, prev: number | undefined): Buffer {
   const made = frames.get(item);
-  if (made !== undefined && made.topic === topic) return made.frame;
-  const frame = Buffer.from(eventFrame(topic, item));
-  frames.set(item, { topic, frame });
+  if (made !== undefined && made.topic === topic && made.prev === prev) return made.frame;
+  const frame = Buffer.from(eventFrame(topic, item, prev));
+  frames.set(item, { topic, prev, frame });
   return frame;
 }
 
-/** Every item after the cursor, read before anything is sent; refused when more than MAX_REPLAY. */
-async function missed(app: Application, topic: Topic, replay: Replay, cursor: string, began: number): Promise<LiveMessage[]> {
+/** Every item after the cursor, read before anything is sent, and the seq the cursor stood at; refused when more than MAX_REPLAY. */
+async function missed(app: Application, topic: Topic, replay: Replay, cursor: string, began: number): Promise<{ items: LiveMessage[]; from: number | undefined }> {
   const missed: LiveMessage[] = [];
   let position = cursor;
+  let from: number | undefined;
   for (;;) {
     // Past MAX_REPLAY one item is enough to know the cursor is too far behind.
     const limit = missed.length < MAX_REPLAY ? Math.min(REPLAY_PAGE, MAX_REPLAY - missed.length) : 1;
-    const { items, cursor: next } = await replay(app, topic.id, position, limit, began);
-    if (missed.length >= MAX_REPLAY && items.length > 0) {
+    const page = await replay(app, topic.id, position, limit, began);
+    if (missed.length >= MAX_REPLAY && page.items.length > 0) {
       throw new Refusal('bad_request', `The cursor is more than ${MAX_REPLAY} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
     }
-    missed.push(...items);
-    position = next;
-    if (items.length < limit) return missed;
+    from ??= page.from;
+    missed.push(...page.items);
+    position = page.cursor;
+    if (page.items.length < limit) return { items: missed, from };
   }
 }

@@ -189,7 +189,7 @@ export class SseEndpoint {
     const { hub } = this.deps;
     const name = topic.name;
     o.stops.set(name, () => hub.unfollow(app.id, name));
-    await hub.follow(app.id, topic);
+    await hub.follow(app, topic);
     const send = (message: LiveMessage) => {
       if (message.cursor !== undefined && o.cursors.has(name)) o.cursors.set(name, message.cursor);
       o.stream.event(message, o.cursors.size === 0 ? undefined : [...o.cursors.values()].join(','));

@@ -31,7 +31,7 @@ export class Subscriptions {
       if (resumeFrom !== undefined && replay === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
       conn.topics.add(name);
       wsMetrics.subscriptions.inc();
-      const listening = this.deps.hub.follow(app.id, topic);
+      const listening = this.deps.hub.follow(app, topic);
       try {
         await def.exists?.(app, topic.id);
         await listening;

@@ -38,7 +38,8 @@ export interface CatchUpDeps {
  * items are the same objects for everyone, so their frames are made once too (see resume.ts).
  * Any change in place (edit, removal, reaction counts, reset) moves the room's events revision, and
  * with it every block's version.
- * What only one viewer may see (their own shadow-banned events) is never in a block.
+ * What only one viewer may see (their own shadow-banned events) is never in a block, and an item's
+ * `prev` (which depends on where a subscriber started) is left to the resume.
  */
 export class CatchUpBlocks {
   private readonly heads = new SharedAnswers<Head>({ name: 'feed_head', maxBytes: 1 << 20, sizeOf: () => 64 });
@@ -62,13 +63,13 @@ export class CatchUpBlocks {
       const block = await this.block(app, roomId, index, end, head.revision);
       for (const item of block.items) {
         if ((item.seq as number) <= examined) continue;
-        if (items.length === limit) return { items, cursor: updatesCursor(examined) };
+        if (items.length === limit) return { items, cursor: updatesCursor(examined), seq: examined, from: seq };
         items.push(item);
         examined = item.seq as number;
       }
       examined = end;
     }
-    return { items, cursor: examined === seq ? cursor : updatesCursor(examined) };
+    return { items, cursor: examined === seq ? cursor : updatesCursor(examined), seq: examined, from: seq };
   }
 
   private block(app: Application, roomId: string, index: number, end: number, revision: number): Promise<Block> {

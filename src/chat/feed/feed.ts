@@ -151,7 +151,10 @@ export class RoomFeeds {
   /** The feed after `cursor` for a resume that began at `began` (performance.now()), from the blocks a resuming crowd shares. */
   async since(app: Application, id: string, cursor: string, limit: number, began: number): Promise<FeedPage> {
     const room = await this.deps.rooms.require(app, id);
-    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.deps.db, room.id)) };
+    if (cursor === '') {
+      const head = await lastSeq(this.deps.db, room.id);
+      return { items: [], cursor: updatesCursor(head), seq: head };
+    }
     return this.catchUp.after(app, room.id, readUpdatesCursor(cursor), cursor, limit, began);
   }
 
