@@ -195,7 +195,8 @@ export class TopicContinuity {
 
   /** `contiguous`: every item between the last one delivered and this one is one subscribers may not see. */
   private deliver(f: Followed, message: LiveMessage, contiguous = true): void {
-    const prev = contiguous ? f.delivered : undefined;
+    // Before anything was delivered, the head the node started from: subscribers hold everything up to it (their replay) or may not see it.
+    const prev = contiguous ? (f.delivered ?? f.head) : undefined;
     f.settled = message.seq;
     f.delivered = message.seq;
     f.cursor = message.cursor;

@@ -74,6 +74,11 @@ describe('a crowd resuming at once shares its catch-up', () => {
       expect(all.map((f) => f.data.body).slice(0, BACKLOG - from - 1)).toEqual(bodies.slice(from + 1));
       const seqs = all.map((f) => f.seq as number);
       expect(seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as number))).toBe(true);
+      // Each frame names the one before it in this fan's stream, its cursor's position for the first.
+      const prevs = all.map((f) => f.prev);
+      const expectedPrevs = [posted[from]?.seq, ...seqs.slice(0, -1)];
+      const firstOff = prevs.findIndex((p, i) => p !== expectedPrevs[i]);
+      expect(firstOff, `fan ${n}: at ${firstOff} prev ${prevs[firstOff]}, expected ${expectedPrevs[firstOff]}, seq ${seqs[firstOff]}, ${all.length} frames`).toBe(-1);
       expect(all).toHaveLength(got.length);
       expect(new Set(all.slice(-live.length).map((f) => f.data.body))).toEqual(new Set(live.map((_, k) => `live${k}`)));
       ws.close();
