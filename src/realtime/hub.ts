@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { Backpressure } from './backpressure.js';
 import type { Bus } from './bus.js';
-import type { LiveMessage } from './live.js';
+import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
 
 /** A live item as a subscriber receives it: the WebSocket frame text (serialised once), its seq and the message itself. */
@@ -15,6 +15,8 @@ export interface Delivery {
 }
 
 export type Interceptor = (delivery: Delivery) => void;
+
+export type EndListener = (appId: string, end: TopicEnd) => void;
 
 const noInterest = () => {};
 
@@ -38,6 +40,7 @@ export class LiveHub {
   /** Topics this node's sockets hold: how many sockets, and the bus interest they keep. */
   private readonly followed = new Map<string, { sockets: number; release: () => void }>();
   private readonly stopListening: () => void;
+  private readonly endListeners = new Set<EndListener>();
 
   constructor(
     private readonly bus: Bus,
@@ -46,7 +49,9 @@ export class LiveHub {
   ) {
     this.stopListening = bus.onMessage((appId, message) => {
       if (!topics.isLive(message.topic)) return;
-      this.publishLocal(appId, message.topic, message.payload as LiveMessage);
+      const live = message.payload as LiveMessage;
+      if (live.type === TOPIC_ENDED) for (const listener of this.endListeners) listener(appId, live.data as TopicEnd);
+      else this.publishLocal(appId, message.topic, live);
     });
   }
 
@@ -93,6 +98,11 @@ export class LiveHub {
     if (entry === undefined || --entry.sockets > 0) return;
     this.followed.delete(key);
     entry.release();
+  }
+
+  /** Told when a topic ends (endLive): the sockets and streams that hold it let it go. */
+  onEnded(listener: EndListener): void {
+    this.endListeners.add(listener);
   }
 
   subscriberCount(appId: string, topic: string): number {

@@ -19,7 +19,7 @@ import { sseMetrics } from '../metrics/registry.js';
 import { refuseConnection } from './admission.js';
 import { EventStream } from './event-stream.js';
 import type { LiveHub } from './hub.js';
-import type { LiveMessage } from './live.js';
+import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Peer } from './peer.js';
 import type { ErrorCode } from './protocol.js';
 import { Refusal, refusalOf } from './refusal.js';
@@ -85,6 +85,9 @@ export class SseEndpoint {
   constructor(private readonly deps: SseDeps) {
     deps.apps.onRevoked((tokenId) => {
       for (const o of this.open) if (o.tokenId === tokenId) o.stream.end(403, '');
+    });
+    deps.hub.onEnded((appId, end) => {
+      for (const o of this.open) if (o.appId === appId && o.stops.has(end.topic)) this.ended(o, end);
     });
     this.commenter = setInterval(() => {
       // A stream still checking its topics must not open for a comment: a refusal would then be no status.
@@ -262,6 +265,13 @@ export class SseEndpoint {
       });
     }
     if (topic.def.snapshot !== undefined) send(await topic.def.snapshot(app, topic.id));
+  }
+
+  /** A topic of the stream ended: the stream ends with it (its URL names it), after a last event that says why; before it opened, with a 404. */
+  private ended(o: Open, end: TopicEnd): void {
+    if (!o.stream.started) return o.stream.end(404, envelope(404, `${end.topic} ended: ${end.reason}.`, null));
+    o.stream.event({ type: TOPIC_ENDED, data: end }, undefined);
+    o.stream.end(200, '');
   }
 
   private closed(o: Open): void {
