@@ -59,9 +59,7 @@ function serve(assets: Map<string, Asset>, res: HttpResponse, req: HttpRequest, 
   res.cork(() => {
     if (asset === undefined) {
       const missing = assets.size === 0 ? 'The console is not built: run npm run build:console.' : 'Not found.';
-      res
-        .writeStatus(assets.size === 0 ? '503 Service Unavailable' : '404 Not Found')
-        .writeHeader('content-type', 'text/plain; charset=utf-8');
+      res.writeStatus(assets.size === 0 ? '503 Service Unavailable' : '404 Not Found').writeHeader('content-type', 'text/plain; charset=utf-8');
       endAnswer(res, missing, head);
       return;
     }

@@ -81,4 +81,3 @@ function* walk(node: Node, segments: string[], index: number, params: Record<str
 function split(path: string): string[] {
   return path.split('/').filter((s) => s !== '');
 }
-

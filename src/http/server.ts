@@ -232,7 +232,17 @@ function parseJsonBody(text: string): unknown {
 }
 
 /** `close`: the connection is closed after the answer (uWS then sends `Connection: close`). */
-function send(res: HttpResponse, state: State, status: number, body: string | Buffer, requestId: string, allowOrigin: string, extra: [string, string][] | undefined, close: boolean, head: boolean): void {
+function send(
+  res: HttpResponse,
+  state: State,
+  status: number,
+  body: string | Buffer,
+  requestId: string,
+  allowOrigin: string,
+  extra: [string, string][] | undefined,
+  close: boolean,
+  head: boolean,
+): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));

@@ -6,7 +6,7 @@ import type { Changes, DeleteResult } from '../services/changes.js';
 import type { Feedback } from '../services/feedback.js';
 import type { Posting } from '../services/posting.js';
 import type { Reader } from '../services/reading.js';
-import { isHeld } from '../store/comments.js';
+import { isHeld } from '../types.js';
 import type { CommentView } from '../views.js';
 
 const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';

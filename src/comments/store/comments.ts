@@ -55,10 +55,8 @@ export async function updateComment(q: Queryable, id: string, patch: Settable<Co
   return row;
 }
 
-/** `active` after an undelete: shown unless moderation holds it back (computed on the row, so a concurrent decision counts). */
+/** `active` after an undelete: shown unless moderation holds it back (computed on the row, so a concurrent decision counts; isHeld is the rule on a row read). */
 export const activeUnlessHeld = sql<boolean>`${comments.moderation} in ('na', 'approved')`;
-/** The same rule on a row read: moderation holds the comment back (pending, flagged or rejected). */
-export const isHeld = (comment: Comment): boolean => comment.moderation !== 'na' && comment.moderation !== 'approved';
 
 /** Settles a queued comment (pending or flagged); undefined when it was not (or no longer) in the queue. */
 export async function settleQueued(q: Queryable, id: string, approve: boolean, now: Date): Promise<Comment | undefined> {
