@@ -53,7 +53,8 @@ export class EventStream {
     this.res.cork(() => {
       this.res.writeStatus('200 OK');
       for (const [name, value] of this.headers) this.res.writeHeader(name, value);
-      this.res.endWithoutBody();
+      // As GET's stream is sent. Without a length or this, clients (Node's) take the connection as ending here and drop it.
+      this.res.writeHeader('transfer-encoding', 'chunked').endWithoutBody();
     });
     this.ended();
   }

@@ -69,9 +69,9 @@ describe('a deleted room', () => {
 
   it('ends its event streams with a last topic.ended event, whatever else they follow; other rooms streams stay open', async () => {
     const [doomed, other] = [await room(), await room()];
-    const poll = (await app.api.post('polls', { title: uid('poll'), choices: [{ title: 'a' }, { title: 'b' }] })).body.data?.id as string | undefined;
+    const poll = (await app.api.post('poll/poll/create', { title: 'Q?' })).body.data.id as string;
     const alone = await stream(`topic=room:${doomed}`);
-    const mixed = await stream(`topic=room:${other}&topic=room:${doomed}${poll === undefined ? '' : `&topic=poll:${poll}`}`);
+    const mixed = await stream(`topic=room:${other}&topic=room:${doomed}&topic=poll:${poll}`);
     const bystander = await stream(`topic=room:${other}`);
     await say(doomed, 'last words');
     await alone.count(1);
@@ -90,5 +90,23 @@ describe('a deleted room', () => {
     const again = await SseReader.open(`${app.api.base}/api/v3/${app.appid}/sse?topic=room:${doomed}&token=${app.token}`);
     readers.push(again);
     expect(again.status).toBe(404);
+  });
+
+  it('is not alone: a deleted poll or conversation ends its subscriptions the same way', async () => {
+    const poll = (await app.api.post('poll/poll/create', { title: 'Q?' })).body.data.id as string;
+    const conversationid = uid('conv');
+    expect((await app.api.post('comment/conversations', { conversationid, property: 'site', moderation: 'post' })).status).toBe(200);
+    const ws = await socket();
+    expect((await ws.subscribe(`poll:${poll}`)).type).toBe('subscribed');
+    expect((await ws.subscribe(`conversation:${conversationid}`)).type).toBe('subscribed');
+    const reader = await stream(`topic=conversation:${conversationid}`);
+    await reader.count(0);
+
+    expect((await app.api.delete(`poll/poll/${poll}`)).status).toBe(200);
+    expect(await ws.next((f) => f['type'] === 'unsubscribed' && f['topic'] === `poll:${poll}`)).toMatchObject({ reason: 'deleted' });
+    expect((await app.api.delete(`comment/conversations/${conversationid}`)).status).toBe(200);
+    expect(await ws.next((f) => f['type'] === 'unsubscribed' && f['topic'] === `conversation:${conversationid}`)).toMatchObject({ reason: 'deleted' });
+    await within(reader.ended(), 5000);
+    expect(reader.events.map((e) => e.event)).toEqual(['topic.ended']);
   });
 });
