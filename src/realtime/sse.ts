@@ -126,12 +126,13 @@ export class SseEndpoint {
     ];
     if (allowOrigin !== '') headers.push(['access-control-allow-origin', allowOrigin]);
     if (!this.deps.cors.anyOrigin) headers.push(['vary', 'origin']);
-    const admission = this.deps.limits.connections.admit(asked.address);
-    if (!admission.admitted) return refuseConnection(res, admission);
+    // HEAD holds no connection (it ends once checked): it takes no place, and so is never refused with a body.
+    const admission = head ? undefined : this.deps.limits.connections.admit(asked.address);
+    if (admission !== undefined && !admission.admitted) return refuseConnection(res, admission);
     const stream = new EventStream(res, headers, this.deps.maxUnsent, head);
     sseMetrics.connections.inc();
     stream.whenEnded(() => {
-      admission.release();
+      admission?.release();
       sseMetrics.connections.dec();
     });
     this.start(stream, asked).catch((err: unknown) => {
