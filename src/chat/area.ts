@@ -2,6 +2,7 @@ import type { Area, Core } from '../core.js';
 import { RoomFeeds } from './feed/feed.js';
 import { chatJournalSource } from './feed/journal-source.js';
 import { createFeedWriter } from './feed/publisher.js';
+import { ROOM_KIND } from './feed/topics.js';
 import { moderationArea } from './moderation/area.js';
 import { eventRoutes } from './routes/events.js';
 import { listRoutes } from './routes/lists.js';
@@ -45,7 +46,7 @@ function buildChat(core: Core) {
     context,
     reactions: new Reactions({ db, users, posting, messages }),
     commands: new Commands({ users, posting, messages }),
-    roomService: new RoomService({ db, users, rooms, effects, participation, posting, feeds }),
+    roomService: new RoomService({ db, bus, users, rooms, effects, participation, posting, feeds }),
     roomLists: new RoomLists({ db, users }),
     eventLists: new EventLists({ db, rooms, views }),
     sweep: new ChatSweep({ db, apps, rooms, participation, posting, sessionIdleSeconds: config.sessionIdleSeconds }),
@@ -56,7 +57,7 @@ function buildChat(core: Core) {
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
   const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
-  core.topics.register('room', {
+  core.topics.register(ROOM_KIND, {
     exists: (app, id) => chat.feeds.assertExists(app, id),
     replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),
     doc: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },

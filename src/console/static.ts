@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Area, Core } from '../core.js';
+import { endAnswer, getAndHead } from '../http/head.js';
 
 /** The built console (`npm run build:console`, run by `npm install`), beside src/ and dist/ alike. */
 const DIST = new URL('../../console/dist/', import.meta.url);
@@ -42,15 +43,15 @@ export function consoleArea(core: Core): Area {
   return {
     routes: [],
     attach(app: TemplatedApp) {
-      app.get('/console', (res) => {
+      getAndHead(app, '/console', (res) => {
         res.cork(() => res.writeStatus('301 Moved Permanently').writeHeader('location', '/console/').end());
       });
-      app.get('/console/*', (res, req) => serve(assets, res, req));
+      getAndHead(app, '/console/*', (res, req, head) => serve(assets, res, req, head));
     },
   };
 }
 
-function serve(assets: Map<string, Asset>, res: HttpResponse, req: HttpRequest): void {
+function serve(assets: Map<string, Asset>, res: HttpResponse, req: HttpRequest, head: boolean): void {
   const name = req.getUrl().slice('/console/'.length) || 'index.html';
   const asset = assets.get(name);
   const notModified = asset !== undefined && req.getHeader('if-none-match') === asset.etag;
@@ -58,10 +59,8 @@ function serve(assets: Map<string, Asset>, res: HttpResponse, req: HttpRequest):
   res.cork(() => {
     if (asset === undefined) {
       const missing = assets.size === 0 ? 'The console is not built: run npm run build:console.' : 'Not found.';
-      res
-        .writeStatus(assets.size === 0 ? '503 Service Unavailable' : '404 Not Found')
-        .writeHeader('content-type', 'text/plain; charset=utf-8')
-        .end(missing);
+      res.writeStatus(assets.size === 0 ? '503 Service Unavailable' : '404 Not Found').writeHeader('content-type', 'text/plain; charset=utf-8');
+      endAnswer(res, missing, head);
       return;
     }
     res.writeStatus(notModified ? '304 Not Modified' : '200 OK');
@@ -70,7 +69,7 @@ function serve(assets: Map<string, Asset>, res: HttpResponse, req: HttpRequest):
     if (notModified) return void res.endWithoutBody();
     res.writeHeader('content-type', asset.type);
     if (gzip) res.writeHeader('content-encoding', 'gzip');
-    res.end(gzip ? (asset.gzip as Buffer) : asset.body);
+    endAnswer(res, gzip ? (asset.gzip as Buffer) : asset.body, head);
   });
 }
 

@@ -37,7 +37,10 @@ const serverFrames = (topic: JsonSchema): Record<string, { summary: string; payl
     summary: 'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events.',
     payload: frame('subscribed', { topic, resumed: { type: 'boolean' } }, ['topic']),
   },
-  unsubscribed: { summary: 'After unsubscribe.', payload: frame('unsubscribed', { topic }, ['topic']) },
+  unsubscribed: {
+    summary: "After unsubscribe; or unasked, with a reason, when the topic's object is gone (reason deleted: a room was deleted).",
+    payload: frame('unsubscribed', { topic, reason: str }, ['topic']),
+  },
   error: {
     summary: 'A frame was refused; the socket stays open.',
     payload: frame('error', { code: { enum: [...ERROR_CODES] }, message: str, topic }, ['code', 'message']),

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { ClientFrames, FrameHandler } from './client-frames.js';
 import type { Backpressure } from './backpressure.js';
+import type { LiveHub } from './hub.js';
 import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame } from './protocol.js';
 import { refuseConnection } from './admission.js';
@@ -31,6 +32,7 @@ export interface EndpointDeps {
   frames: ClientFrames;
   subscriptions: Subscriptions;
   backpressure: Backpressure;
+  hub: LiveHub;
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
@@ -45,6 +47,9 @@ export class Endpoint {
       this.closeRevokedSockets().catch((err: unknown) => deps.log.warn({ err }, 'checking open sockets for revoked tokens failed'));
     });
     this.backpressure.sweepAfterSends(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
+    deps.hub.onEnded((appId, end) => {
+      for (const ws of this.sockets) deps.subscriptions.ended(ws, appId, end);
+    });
   }
 
   /** After a bus outage: sockets whose API token no longer exists are closed as a revocation would have. */

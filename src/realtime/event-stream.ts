@@ -1,5 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { jsonOnce } from '../json-once.js';
+import { endAnswer } from '../http/head.js';
 import { statusLine } from '../http/status.js';
 import type { LiveMessage } from './live.js';
 
@@ -21,6 +22,8 @@ export class EventStream {
     private readonly res: HttpResponse,
     private readonly headers: [string, string][],
     private readonly maxUnsent: number,
+    /** Answering HEAD: refusals and the opening carry no body. */
+    private readonly head = false,
   ) {
     res.onAborted(() => this.ended());
     res.onWritable(() => {
@@ -64,6 +67,18 @@ export class EventStream {
     if (!this.started) this.comment('ok');
   }
 
+  /** To HEAD: the status and headers the stream would open with, and the end. */
+  headersOnly(): void {
+    if (this.closed) return;
+    this.res.cork(() => {
+      this.res.writeStatus('200 OK');
+      for (const [name, value] of this.headers) this.res.writeHeader(name, value);
+      // As GET's stream is sent. Without a length or this, clients (Node's) take the connection as ending here and drop it.
+      this.res.writeHeader('transfer-encoding', 'chunked').endWithoutBody();
+    });
+    this.ended();
+  }
+
   /** A comment line: keeps proxies and the browser from thinking the stream dead. */
   comment(text: string): void {
     this.write(`:${text}\n\n`);
@@ -74,7 +89,7 @@ export class EventStream {
     if (this.closed) return;
     this.res.cork(() => {
       if (this.started) this.res.end();
-      else this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8').end(body);
+      else endAnswer(this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8'), body, this.head);
     });
     this.ended();
   }

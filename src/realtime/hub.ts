@@ -6,7 +6,7 @@ import { sseMetrics, wsMetrics } from '../metrics/registry.js';
 import type { Backpressure } from './backpressure.js';
 import type { Bus, BusOutage } from './bus.js';
 import { TopicContinuity } from './continuity.js';
-import type { LiveMessage } from './live.js';
+import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
 
 /** A live item as a subscriber receives it: the WebSocket frame text (serialised once), its seq and the message itself. */
@@ -17,6 +17,8 @@ export interface Delivery {
 }
 
 export type Interceptor = (delivery: Delivery) => void;
+
+export type EndListener = (appId: string, end: TopicEnd) => void;
 
 const noInterest = () => {};
 
@@ -45,6 +47,7 @@ export class LiveHub {
   private readonly stopResyncing: () => void;
   /** Resumable topics' items go through it, so that each reaches the sockets in order with no hole. */
   private readonly continuity: TopicContinuity;
+  private readonly endListeners = new Set<EndListener>();
 
   constructor(
     private readonly bus: Bus,
@@ -55,7 +58,8 @@ export class LiveHub {
     this.stopListening = bus.onMessage((appId, message) => {
       if (!topics.isLive(message.topic)) return;
       const live = message.payload as LiveMessage;
-      if (!this.continuity.receive(localTopic(appId, message.topic), live)) this.publishLocal(appId, message.topic, live);
+      if (live.type === TOPIC_ENDED) for (const listener of this.endListeners) listener(appId, live.data as TopicEnd);
+      else if (!this.continuity.receive(localTopic(appId, message.topic), live)) this.publishLocal(appId, message.topic, live);
     });
     this.stopResyncing = bus.onReconnect((outage) => void this.resync(outage));
   }
@@ -109,6 +113,11 @@ export class LiveHub {
     this.followed.delete(key);
     this.continuity.unfollow(key);
     entry.release();
+  }
+
+  /** Told when a topic ends (endLive): the sockets and streams that hold it let it go. */
+  onEnded(listener: EndListener): void {
+    this.endListeners.add(listener);
   }
 
   subscriberCount(appId: string, topic: string): number {

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import { sendError, sendFrame, sendFrames, type Socket } from './connection.js';
 import { eventFrame, localTopic, type LiveHub } from './hub.js';
+import type { TopicEnd } from './live.js';
 import { Refusal, refusalOf } from './refusal.js';
 import { resumeTopic } from './resume.js';
 import type { Replay, Topic, TopicRegistry } from './topics.js';
@@ -60,6 +61,14 @@ export class Subscriptions {
     if (!conn.topics.has(name)) return sendError(ws, this.deps.backpressure, 'not_subscribed', `Not subscribed to ${name}.`, name);
     this.drop(ws, name);
     this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: name }));
+  }
+
+  /** The topic ended (its object is gone): the socket's subscription of it ends with `unsubscribed` and the reason. */
+  ended(ws: Socket, appId: string, end: TopicEnd): void {
+    const conn = ws.getUserData();
+    if (conn.app?.id !== appId || !conn.topics.has(end.topic)) return;
+    this.drop(ws, end.topic);
+    this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: end.topic, reason: end.reason }));
   }
 
   /** Forgets a closing socket's topics and stops its replays (uWS drops its topics by itself). */

@@ -59,6 +59,11 @@ export class SseReader {
     if (fields > 0 && event.data !== '') this.events.push(event);
   }
 
+  /** Resolves once the server ended the stream (or it was closed here). */
+  ended(): Promise<void> {
+    return this.done;
+  }
+
   /** Waits until `count` events arrived. */
   async count(count: number, ms = 10_000): Promise<SseEvent[]> {
     const deadline = Date.now() + ms;

@@ -6,7 +6,10 @@ import { newId } from '../../ids.js';
 import { hasProfanity } from '../../text/profanity.js';
 import type { UserService } from '../../users/service.js';
 import { effectActive, type UserInput } from '../../users/types.js';
+import { endLive } from '../../realtime/live.js';
+import type { Bus } from '../../realtime/bus.js';
 import type { RoomFeeds } from '../feed/feed.js';
+import { ROOM_KIND } from '../feed/topics.js';
 import type { RoomBody } from '../schemas.js';
 import { deleteRoomEvents } from '../store/events.js';
 import { deleteRoomPeople, isAllowed, setPermission } from '../store/participants.js';
@@ -20,6 +23,7 @@ import type { RoomEffects } from './room-effects.js';
 
 export interface RoomServiceDeps {
   db: Db;
+  bus: Bus;
   users: UserService;
   rooms: RoomDirectory;
   effects: RoomEffects;
@@ -96,6 +100,7 @@ export class RoomService {
     await this.deps.effects.clearRoom(app, room.id);
     this.deps.rooms.changed(app, room.id);
     this.deps.feeds.forget(app, room.id);
+    endLive(this.deps.bus, app.id, ROOM_KIND, room.id, 'deleted');
     return { room, deletedEvents };
   }
 
