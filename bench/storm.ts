@@ -17,7 +17,7 @@
  *   DATABASE_URL=postgres://… npm run bench:storm          # Postgres (a fresh database next to the one named)
  *   TRANSPORT=ws|sse|both LIVE=15 WARMUP=5 SAMPLE_EVERY=50 RECOVERY_TIMEOUT=300
  */
-import { spawnServer } from '../test/helpers/spawn.js';
+import { spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { startCutProxy } from './lib/cut-proxy.js';
@@ -56,8 +56,19 @@ async function allReach(fans: StormFan[], seq: number, seconds: number): Promise
   return true;
 }
 
+/** The server, rate limits off; a start that times out on a busy shared machine (the embedded default's initdb) is tried again. */
+async function startServer(attempts = 3): Promise<SpawnedServer> {
+  try {
+    return await spawnServer({ RATE_LIMITS: 'off', LOG_LEVEL: 'error', ...(url === undefined ? {} : { DATABASE_URL: url }) });
+  } catch (err) {
+    if (attempts <= 1) throw err;
+    process.stderr.write('the server did not start in time; trying again\n');
+    return startServer(attempts - 1);
+  }
+}
+
 const url = await freshDatabase(databaseUrl, 'storm');
-const server = await spawnServer({ RATE_LIMITS: 'off', LOG_LEVEL: 'error', ...(url === undefined ? {} : { DATABASE_URL: url }) });
+const server = await startServer();
 const serverPid = server.process.pid as number;
 const proxy = await startCutProxy(server.port);
 const fans: StormFan[] = [];
