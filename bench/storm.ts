@@ -16,6 +16,7 @@
  *   N=200 CUT=30 npm run bench:storm
  *   DATABASE_URL=postgres://… npm run bench:storm          # Postgres (a fresh database next to the one named)
  *   TRANSPORT=ws|sse|both LIVE=15 WARMUP=5 SAMPLE_EVERY=50 RECOVERY_TIMEOUT=300
+ *   DATA_DIR=/path   # the embedded database of an earlier start (its initdb can outlast the start's 60 s on a busy machine)
  */
 import { spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
@@ -59,7 +60,9 @@ async function allReach(fans: StormFan[], seq: number, seconds: number): Promise
 /** The server, rate limits off; a start that times out on a busy shared machine (the embedded default's initdb) is tried again. */
 async function startServer(attempts = 3): Promise<SpawnedServer> {
   try {
-    return await spawnServer({ RATE_LIMITS: 'off', LOG_LEVEL: 'error', ...(url === undefined ? {} : { DATABASE_URL: url }) });
+    // DATA_DIR: an embedded database made before (a first start's initdb takes over a minute on a busy machine).
+    const dataDir = process.env['DATA_DIR'];
+    return await spawnServer({ RATE_LIMITS: 'off', LOG_LEVEL: 'error', ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }), ...(url === undefined ? {} : { DATABASE_URL: url }) });
   } catch (err) {
     if (attempts <= 1) throw err;
     process.stderr.write('the server did not start in time; trying again\n');

@@ -177,7 +177,8 @@ export class StormFan {
         else socket?.close();
       }
     };
-    RawSocket.open(url, onText, () => end('connection closed', false)).then(
+    // A refused connection's close can come before its rejection: it never opened if the socket was not handed over.
+    RawSocket.open(url, onText, () => end('connection closed', socket === undefined)).then(
       (opened) => {
         socket = opened;
         this.closing = () => opened.close();
@@ -192,6 +193,7 @@ export class StormFan {
     const { appid, token, roomId } = this.route;
     const url = `${this.base}/api/v3/${appid}/sse?topic=room:${encodeURIComponent(roomId)}&token=${encodeURIComponent(token)}`;
     let ended = false;
+    let streaming = false;
     const end = (problem: string, neverOpened: boolean) => {
       if (ended) return;
       ended = true;
@@ -202,9 +204,11 @@ export class StormFan {
         url,
         { 'last-event-id': this.cursor },
         (event) => this.streamEvent(event),
-        () => end('stream closed', false),
+        // A refused connection's close can come before its rejection: it never opened unless the stream did.
+        () => end('stream closed', !streaming),
       );
-      if (opening.status === 200) {
+      streaming = opening.status === 200;
+      if (streaming) {
         this.closing = () => sse.close();
         if (ended) sse.close();
         else this.following();
