@@ -43,8 +43,14 @@ if (!['ws', 'sse', 'both'].includes(TRANSPORT)) throw new Error(`TRANSPORT is ws
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-async function head(app: BenchApp, roomId: string): Promise<string> {
-  return (await app.call<{ cursor: string }>('GET', `chat/rooms/${roomId}/updates?limit=1`)).cursor;
+/** The room's head cursor; a swamped server (or machine) may not accept the connection in time, so it is asked again. */
+async function head(app: BenchApp, roomId: string, attempts = 5): Promise<string> {
+  try {
+    return (await app.call<{ cursor: string }>('GET', `chat/rooms/${roomId}/updates?limit=1`)).cursor;
+  } catch (err) {
+    if (attempts <= 1) throw err;
+    return head(app, roomId, attempts - 1);
+  }
 }
 
 /** Waits until every fan reached `seq`; false when `seconds` passed first. */
