@@ -39,9 +39,13 @@ export class EventStream {
     this.write(`${head}event:${message.type}\ndata:${jsonOnce(message.data)}\n\n`);
   }
 
-  /** Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's EventSource opens. */
-  open(): void {
-    if (!this.started) this.comment('ok');
+  /**
+   * Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's
+   * EventSource opens. `id` (the stream's position) is its Last-Event-ID from then on, so a cut
+   * before the first event still resumes from here.
+   */
+  open(id: string | undefined): void {
+    if (!this.started) this.write(id === undefined ? ':ok\n\n' : `id:${id}\n:ok\n\n`);
   }
 
   /** A comment line: keeps proxies and the browser from thinking the stream dead. */

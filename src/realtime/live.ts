@@ -24,4 +24,6 @@ export interface FeedPage {
   items: LiveMessage[];
   /** Cursor after the last item (or the given one when nothing is new). */
   cursor: string;
+  /** The feed position `cursor` holds, when the page was asked for the head (an empty cursor). */
+  seq?: number;
 }

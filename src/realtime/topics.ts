@@ -13,7 +13,7 @@ export interface TopicKindDef {
   authorize?(peer: Peer, id: string): void;
   /** Rejects (a 404 ApiError) when the topic's object does not exist in this app. */
   exists?(app: Application, id: string): Promise<void>;
-  /** Items after `cursor` (exclusive), for a subscribe that resumes; an empty cursor means: nothing, just the current position. */
+  /** Items after `cursor` (exclusive), for a subscribe that resumes; an empty cursor means: nothing, just the current position (cursor and seq). */
   replay?(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage>;
   /** An event sent once, right after `subscribed`: the topic's current state. */
   snapshot?(app: Application, id: string): Promise<LiveMessage>;

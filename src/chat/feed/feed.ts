@@ -145,7 +145,10 @@ export class RoomFeeds {
 
   async since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage> {
     const room = await this.deps.rooms.require(app, id);
-    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.deps.db, room.id)) };
+    if (cursor === '') {
+      const seq = await lastSeq(this.deps.db, room.id);
+      return { items: [], cursor: updatesCursor(seq), seq };
+    }
     const read = await this.after(app, room, cursor, limit, undefined);
     return { items: read.entries.map((e) => ({ type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor })), cursor: read.cursor };
   }
