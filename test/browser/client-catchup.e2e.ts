@@ -58,5 +58,5 @@ describe('engage-client catching up through REST in Chromium', () => {
     const tail = (await api.get(`chat/rooms/${roomid}/updates?cursor=${encodeURIComponent(got[6038]?.cursor as string)}`)).body.data;
     expect(tail.events.map((e: { id: string }) => e.id)).toEqual([got[6039]?.id]);
     await page.close();
-  }, 300_000);
+  }, 540_000);
 });
