@@ -1,6 +1,8 @@
 import { type ChatHandlers, type ChatEvent, dispatchChatEvent } from './chat-handlers.js';
+import { onlineDelay, reconnectDelay, watchConnectivity } from './connectivity.js';
 import { seqOfCursor, tokenExpired } from './decode.js';
 import { RoomOrder } from './room-order.js';
+import { caughtUpMeta, updatesAfter } from './updates.js';
 import type { EventMeta, LiveConfig, LiveError, LiveEvents, LiveState, SocketConstructor, SocketLike, SubscribeOptions, Subscription } from './types.js';
 
 /** A frame the server sends (docs/realtime.md). */
@@ -29,19 +31,10 @@ interface Followed {
   sentCursor: string | undefined;
 }
 
-/** A room's REST `updates` page, asked with `positions=true`. */
-interface UpdatesPage {
-  events: unknown[];
-  cursor: string;
-  more: boolean;
-  positions?: { seq: number; cursor: string }[];
-}
-
 const OPEN = 1;
 const missing = (what: string): never => {
   throw new Error(`LiveClient needs ${what}`);
 };
-const CATCHUP_PAGE = 500;
 /** 1013 (database unreachable) and 4029 (rate limited) without a stated wait: at least this long. */
 const LATER_MS = 5_000;
 const RATE_LIMITED_MS = 30_000;
@@ -86,19 +79,7 @@ export class LiveClient {
   /** Lost and to be tried again (a retry is timed, or waits for the network to come back). */
   private awaitingRetry = false;
   private closed = false;
-  private readonly onOffline = () => {
-    this.offline = true;
-    this.drop(1006, 'offline');
-  };
-  /** The network is back: a crowd that hears it together comes back spread over up to a second. */
-  private readonly onOnline = () => {
-    this.offline = false;
-    this.retrySoon(Math.random() * Math.min(1_000, this.config.reconnectDelayMs ?? 500));
-  };
-  /** The page is looked at again: a client that waits to reconnect does it now. */
-  private readonly onVisible = () => {
-    if ((globalThis as { document?: { visibilityState?: string } }).document?.visibilityState === 'visible') this.retrySoon(0);
-  };
+  private readonly stopWatching: () => void;
 
   constructor(config: LiveConfig) {
     this.config = { ...config };
@@ -106,10 +87,17 @@ export class LiveClient {
     this.endpoints = (Array.isArray(endpoint) ? endpoint : [endpoint ?? '']).map((e) => e.replace(/\/+$/, ''));
     if (!config.appId || !config.apiToken || this.endpoints.some((e) => !/^https?:\/\//.test(e))) missing('appId, apiToken and endpoint (the http(s)://…/api/v3 base)');
     this.Socket = config.WebSocket ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket ?? missing('a WebSocket: pass one as config.WebSocket (e.g. from the ws package)');
-    const g = globalThis as { addEventListener?: (type: string, fn: () => void) => void };
-    g.addEventListener?.('offline', this.onOffline);
-    g.addEventListener?.('online', this.onOnline);
-    g.addEventListener?.('visibilitychange', this.onVisible);
+    this.stopWatching = watchConnectivity({
+      offline: () => {
+        this.offline = true;
+        this.drop(1006, 'offline');
+      },
+      online: () => {
+        this.offline = false;
+        this.retrySoon(onlineDelay(this.config));
+      },
+      visible: () => this.retrySoon(0),
+    });
   }
 
   /** Listens to connection state; returns the function that stops listening. */
@@ -175,10 +163,7 @@ export class LiveClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    const g = globalThis as { removeEventListener?: (type: string, fn: () => void) => void };
-    g.removeEventListener?.('offline', this.onOffline);
-    g.removeEventListener?.('online', this.onOnline);
-    g.removeEventListener?.('visibilitychange', this.onVisible);
+    this.stopWatching();
     clearTimeout(this.retryTimer);
     for (const followed of this.topics.values()) followed.order?.forget();
     this.topics.clear();
@@ -313,12 +298,10 @@ export class LiveClient {
     const roomId = topic.slice('room:'.length);
     try {
       for (let more = true; more && this.topics.get(topic) === followed; ) {
-        const page = await this.rest(`chat/rooms/${encodeURIComponent(roomId)}/updates?positions=true&limit=${CATCHUP_PAGE}&cursor=${encodeURIComponent(order.cursor ?? '')}`);
+        const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
+        const page = await updatesAfter(`${endpoint}/${encodeURIComponent(this.config.appId as string)}`, this.config.apiToken as string, roomId, order.cursor ?? '');
         if (this.topics.get(topic) !== followed) return;
-        page.events.forEach((event, i) => {
-          const at = page.positions?.[i];
-          order.caughtUp(event, at === undefined ? { topic, event: 'chat.event', catchup: true } : { topic, event: 'chat.event', seq: at.seq, cursor: at.cursor, catchup: true });
-        });
+        page.events.forEach((event, i) => order.caughtUp(event, caughtUpMeta(topic, page, i)));
         // The page may end past its last event (events this client does not see).
         order.reset(page.cursor, seqOfCursor(page.cursor));
         more = page.more;
@@ -333,14 +316,6 @@ export class LiveClient {
     }
     followed.status = 'idle';
     if (this.ready && this.topics.get(topic) === followed) this.follow(topic, followed);
-  }
-
-  private async rest(path: string): Promise<UpdatesPage> {
-    const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
-    const res = await fetch(`${endpoint}/${encodeURIComponent(this.config.appId as string)}/${path}`, { headers: { 'x-api-token': this.config.apiToken as string } });
-    const body = (await res.json()) as { message?: string; data?: UpdatesPage };
-    if (!res.ok || body.data === undefined) throw { code: res.status === 400 ? 'bad_request' : `http_${res.status}`, message: body.message ?? res.statusText };
-    return body.data;
   }
 
   private send(frame: object): void {
@@ -423,16 +398,8 @@ export class LiveClient {
     this.retryTimer = setTimeout(() => this.open(), delayMs);
   }
 
-  /**
-   * Full jitter (anywhere from 0) under a ceiling that grows with the outage: a quarter of it, at
-   * least twice reconnectDelayMs, at most maxReconnectDelayMs. A crowd cut off at once does not
-   * come back at once, a short cut is followed within a second, a long one is not hammered.
-   */
   private backoff(): number {
-    const base = this.config.reconnectDelayMs ?? 500;
-    const outage = this.downSince === undefined ? 0 : Date.now() - this.downSince;
-    const ceiling = Math.min(this.config.maxReconnectDelayMs ?? 30_000, Math.max(2 * base, outage / 4));
-    return Math.round(Math.random() * ceiling);
+    return reconnectDelay(this.config, this.downSince === undefined ? 0 : Date.now() - this.downSince);
   }
 
   /** True once the app's userTokenRefreshFunction gave a new user token; false (and the client stopped) otherwise. */

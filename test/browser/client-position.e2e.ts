@@ -117,6 +117,24 @@ describe('coming back after a cut', () => {
     await page.close();
   }, 60_000);
 
+  it('reconnects at once when the page becomes visible again, instead of waiting out its backoff', async () => {
+    const { roomid } = await newRoom(0);
+    const page = await site.open(context);
+    await follow(page, roomid, { reconnectDelayMs: 15_000, maxReconnectDelayMs: 30_000 });
+    proxy.cut();
+    await page.waitForFunction(() => (window as unknown as Win).live.state !== 'connected');
+    await new Promise((r) => setTimeout(r, 500));
+    proxy.restore();
+    const shown = await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+      return Date.now();
+    });
+    const back = await backAfter(page, shown);
+    expect(back.connected, JSON.stringify(back)).toBeLessThanOrEqual(1_000);
+    await page.close();
+  }, 60_000);
+
   it("reconnects within a second of the browser's online event after a 3 s offline spell", async () => {
     const { roomid } = await newRoom(0);
     const page = await site.open(context);
