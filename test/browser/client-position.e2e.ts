@@ -1,10 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, newApp, uid, type TestApp } from '../helpers/api.js';
-import { TcpProxy } from '../client/proxy.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseUrl, uid, type TestApp } from '../helpers/api.js';
+import type { TcpProxy } from '../client/proxy.js';
 import { post } from '../client/stream.js';
-import { launch } from './browser.js';
-import { expectWhole, FanSite } from './fan-page.js';
+import { expectWhole, type FanSite, fanSuite } from './fan-page.js';
 
 /**
  * A subscription knows where it stands from the moment it is made: a fan who subscribes with no
@@ -12,31 +11,15 @@ import { expectWhole, FanSite } from './fan-page.js';
  * posted during the cut, with engage-client (loaded from the server's own path) and with the
  * browser's EventSource. And the client comes back within a second once the network does.
  */
-let browser: Browser;
 let context: BrowserContext;
 let site: FanSite;
 let proxy: TcpProxy;
 let app: TestApp;
 const users = Array.from({ length: 50 }, (_, i) => `fan${i}`);
 type Win = { live: { state: string }; subscribed?: string | null; opens: number; states: { type: string; at: number; reason?: string }[] };
-
-beforeAll(async () => {
-  app = await newApp();
-  proxy = await TcpProxy.start(Number(new URL(baseUrl()).port));
-  site = await FanSite.start();
-  browser = await launch();
-  context = await browser.newContext();
-});
-
-afterEach(async () => {
-  proxy.restore();
-  await context.setOffline(false);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await proxy?.close();
-  await site?.close();
+const suite = fanSuite();
+beforeAll(() => {
+  ({ app, proxy, site, context } = suite());
 });
 
 /** A room with `history` messages already posted, and the cursor after them. */

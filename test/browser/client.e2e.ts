@@ -1,41 +1,24 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, newApp, uid, type TestApp } from '../helpers/api.js';
-import { TcpProxy } from '../client/proxy.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uid, type TestApp } from '../helpers/api.js';
+import type { TcpProxy } from '../client/proxy.js';
 import { post } from '../client/stream.js';
-import { launch } from './browser.js';
-import { expectWhole, FanSite, waitFor } from './fan-page.js';
+import { expectWhole, type FanSite, fanSuite, waitFor } from './fan-page.js';
 
 /**
  * The built engage-client, and the browser's own EventSource, in real Chromium: a page served
  * here (another origin than the API) follows a room through a TCP proxy that cuts the network.
  * Each check counts gaps, repeats and order against the room's feed.
  */
-let browser: Browser;
 let context: BrowserContext;
 let site: FanSite;
 let proxy: TcpProxy;
 let app: TestApp;
 // The chat rate limit allows a user 30 messages in 10 s in a room: the posts are spread over many.
 const users = Array.from({ length: 50 }, (_, i) => `fan${i}`);
-
-beforeAll(async () => {
-  app = await newApp();
-  proxy = await TcpProxy.start(Number(new URL(baseUrl()).port));
-  site = await FanSite.start();
-  browser = await launch();
-  context = await browser.newContext();
-});
-
-afterEach(async () => {
-  proxy.restore();
-  await context.setOffline(false);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await proxy?.close();
-  await site?.close();
+const suite = fanSuite();
+beforeAll(() => {
+  ({ app, proxy, site, context } = suite());
 });
 
 async function newRoom(): Promise<{ roomid: string; start: string }> {

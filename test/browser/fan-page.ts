@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
-import type { Client } from '../helpers/api.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterEach, expect } from 'vitest';
+import { baseUrl, newApp, type Client, type TestApp } from '../helpers/api.js';
+import { startedForSuite } from '../helpers/for-suite.js';
+import { TcpProxy } from '../client/proxy.js';
 import { feedAfter, gaps } from '../client/stream.js';
+import { launch } from './browser.js';
 
 /**
  * A fan's page, served by its own origin (not the API's): it loads engage-client (from this
@@ -90,4 +93,33 @@ export async function expectWhole(page: Page, api: Client, roomid: string, start
   expect({ gaps: gaps(expected, ids), repeats: ids.length - new Set(ids).size, count: ids.length }).toEqual({ gaps: 0, repeats: 0, count: total });
   expect(ids).toEqual(expected);
   return got;
+}
+
+export interface FanSuite {
+  app: TestApp;
+  /** Between the pages and the shared server: cuts the network. */
+  proxy: TcpProxy;
+  site: FanSite;
+  browser: Browser;
+  context: BrowserContext;
+}
+
+/** For a suite: an app on the shared server, a proxy to it, the fan site and a Chromium context; the network is back after every test. */
+export function fanSuite(): () => FanSuite {
+  const started = startedForSuite(
+    async (): Promise<FanSuite> => {
+      const browser = await launch();
+      return { app: await newApp(), proxy: await TcpProxy.start(Number(new URL(baseUrl()).port)), site: await FanSite.start(), browser, context: await browser.newContext() };
+    },
+    async (suite) => {
+      await suite.browser.close();
+      await suite.proxy.close();
+      await suite.site.close();
+    },
+  );
+  afterEach(async () => {
+    started().proxy.restore();
+    await started().context.setOffline(false);
+  });
+  return started;
 }
