@@ -27,12 +27,12 @@ export function watchConnectivity(handlers: ConnectivityHandlers): () => void {
 
 /**
  * How long to wait before the next reconnect: full jitter (anywhere from 0) under a ceiling that
- * grows with the outage: a quarter of it, at least twice reconnectDelayMs, at most
- * maxReconnectDelayMs. A crowd cut off at once does not come back at once, a short cut is
- * followed within a second, a long outage is not hammered.
+ * grows with the outage: an eighth of it, at least twice reconnectDelayMs, at most
+ * maxReconnectDelayMs. A crowd cut off at once does not come back at once, a cut of up to 8 s
+ * (by default) is followed within a second, a long outage is not hammered.
  */
 export function reconnectDelay(config: LiveConfig, outageMs: number): number {
-  const ceiling = Math.min(config.maxReconnectDelayMs ?? 30_000, Math.max(2 * (config.reconnectDelayMs ?? 500), outageMs / 4));
+  const ceiling = Math.min(config.maxReconnectDelayMs ?? 30_000, Math.max(2 * (config.reconnectDelayMs ?? 500), outageMs / 8));
   return Math.round(Math.random() * ceiling);
 }
 

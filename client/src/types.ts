@@ -29,8 +29,8 @@ export interface LiveConfig {
   /** A socket that answers nothing this long after a ping is replaced (default 10 s). */
   pongTimeoutMs?: number;
   /**
-   * Reconnects wait a random time (full jitter) below a ceiling: twice reconnectDelayMs, or a
-   * quarter of the outage so far once that is more, at most maxReconnectDelayMs (defaults 500 ms,
+   * Reconnects wait a random time (full jitter) below a ceiling: twice reconnectDelayMs, or an
+   * eighth of the outage so far once that is more, at most maxReconnectDelayMs (defaults 500 ms,
    * 30 s). The browser's `online` event brings it back within min(reconnectDelayMs, 1 s); the page
    * becoming visible, at once.
    */

