@@ -81,7 +81,12 @@ describe('the engage-client tarball', () => {
     const child = spawn(process.execPath, ['consumer.mjs', `${app.api.base}/api/v3`, app.appid, app.token, roomid], { cwd: scratch });
     let out = '';
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const subscribed = new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => ((out += d.toString()), out.includes('subscribed') && resolve())));
+    const subscribed = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('subscribed')) resolve();
+      }),
+    );
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     await Promise.race([subscribed, exited]);
     expect((await app.api.post(`chat/rooms/${roomid}/command`, { userid, command: 'hello from the tarball' })).status).toBe(200);
