@@ -30,10 +30,11 @@ import { telemetryArea } from './telemetry/area.js';
 import { webhooksArea } from './webhooks/area.js';
 import { notificationsArea } from './notifications/routes.js';
 import { consoleArea } from './console/static.js';
+import { clientScriptArea } from './realtime/client-script.js';
 import { UserService } from './users/service.js';
 
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
-const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea];
+const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea, clientScriptArea];
 
 export interface RunningServer {
   port: number;

@@ -60,13 +60,23 @@ export class RoomOrder {
     this.drain();
   }
 
-  /** Events caught up through REST: in order, without seq; the page's cursor says where they end. */
-  caughtUp(data: unknown, meta: EventMeta, seq: number | undefined): void {
+  /** Events caught up through REST, in order: each with its seq and cursor. */
+  caughtUp(data: unknown, meta: EventMeta): void {
     this.deliver(data, meta);
-    if (meta.cursor !== undefined) {
-      this.cursor = meta.cursor;
-      this.last = seq;
-    }
+    if (meta.seq !== undefined) this.last = meta.seq;
+    if (meta.cursor !== undefined) this.cursor = meta.cursor;
+  }
+
+  /**
+   * The server says where the subscription stands (its `subscribed` frame): taken unless this
+   * order is already further; a resume from here misses nothing even before a first event.
+   */
+  adopt(cursor: string, seq: number | undefined): void {
+    if (seq === undefined || (this.last !== undefined && seq <= this.last)) return;
+    this.last = seq;
+    this.cursor = cursor;
+    for (const held of this.held.keys()) if (held <= seq) this.held.delete(held);
+    this.drain();
   }
 
   private emit(seq: number, { data, meta }: Held): void {

@@ -34,8 +34,9 @@ const serverFrames = (topic: JsonSchema): Record<string, { summary: string; payl
     payload: frame('ready', { appid: str, userid: { type: ['string', 'null'] }, role: { enum: ['user', 'moderator', 'admin', null] } }, ['appid', 'userid', 'role']),
   },
   subscribed: {
-    summary: 'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events.',
-    payload: frame('subscribed', { topic, resumed: { type: 'boolean' } }, ['topic']),
+    summary:
+      'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events; without one, a topic that can resume (rooms) adds its current cursor and seq: resume from there.',
+    payload: frame('subscribed', { topic, resumed: { type: 'boolean' }, cursor: str, seq: { type: 'integer' } }, ['topic']),
   },
   unsubscribed: {
     summary: "After unsubscribe; or unasked, with a reason, when the topic's object is gone (reason deleted: a room was deleted).",

@@ -129,7 +129,7 @@ export class Endpoint {
    * socket upgraded later (res.cork(() => res.upgrade(...))) right after its open, at random
    * (its cork reads the response's connection-close flag from memory the WebSocket no longer
    * owns; fixed upstream in uWebSockets#1929). An application that does not exist is found at
-   * authentication: its token is not the application's (4003).
+   * authentication: its token is not the application's (4003); without a token, right after the open.
    */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     const method = req.getCaseSensitiveMethod();
@@ -159,6 +159,17 @@ export class Endpoint {
       return;
     }
     conn.authTimer = setTimeout(() => closeSocket(ws, CLOSE.authRequired, 'authentication timed out'), AUTH_TIMEOUT_MS);
+    conn.queue = conn.queue.then(() => this.refuseUnknownApp(ws));
+  }
+
+  /** A socket that will authenticate by frame, on the path of an application that does not exist: closed at once, as its token would be refused. */
+  private async refuseUnknownApp(ws: Socket): Promise<void> {
+    const conn = ws.getUserData();
+    // A database outage leaves the answer to the auth frame (or the timeout).
+    const app = await this.deps.apps.get(conn.appId).catch(() => null);
+    if (app !== undefined || conn.closed || conn.app !== undefined) return;
+    clearTimeout(conn.authTimer);
+    await this.refuseCredentials(ws, 'application not found');
   }
 
   private async authenticate(ws: Socket, token: string, jwt: string | undefined): Promise<void> {

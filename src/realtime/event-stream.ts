@@ -62,9 +62,13 @@ export class EventStream {
     }
   }
 
-  /** Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's EventSource opens. */
-  open(): void {
-    if (!this.started) this.comment('ok');
+  /**
+   * Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's
+   * EventSource opens. `id` (the stream's position) is its Last-Event-ID from then on, so a cut
+   * before the first event still resumes from here.
+   */
+  open(id: string | undefined): void {
+    if (!this.started) this.write(id === undefined ? ':ok\n\n' : `id:${id}\n:ok\n\n`);
   }
 
   /** To HEAD: the status and headers the stream would open with, and the end. */

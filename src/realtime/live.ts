@@ -39,7 +39,7 @@ export interface FeedPage {
   items: LiveMessage[];
   /** Cursor after the last item (or the given one when nothing is new). */
   cursor: string;
-  /** The seq `cursor` stands at: items subscribers may not see move it past the last item. */
+  /** The seq `cursor` stands at: items subscribers may not see move it past the last item (for an empty cursor, the head). */
   seq?: number;
   /** The seq the cursor asked for stood at: the `prev` of the first item. */
   from?: number;

@@ -217,7 +217,7 @@ export class SseEndpoint {
       this.closed(o);
       throw err;
     }
-    stream.open();
+    stream.open(o.cursors.size === 0 ? undefined : [...o.cursors.values()].join(','));
   }
 
   private async refuseCredentials(asked: Asked, message: string): Promise<never> {

@@ -39,7 +39,9 @@ export class Subscriptions {
         if (conn.closed || !conn.topics.has(name)) return;
         if (resumeFrom === undefined || replay === undefined) {
           ws.subscribe(localTopic(app.id, name));
-          this.send(ws, JSON.stringify({ type: 'subscribed', topic: name }));
+          const frame = await this.subscribed(app, topic, replay);
+          if (conn.closed || !conn.topics.has(name)) return;
+          this.send(ws, frame);
         } else {
           await this.resume(ws, topic, replay, resumeFrom);
         }
@@ -54,6 +56,17 @@ export class Subscriptions {
     } catch (err) {
       this.refuse(ws, err, name);
     }
+  }
+
+  /**
+   * The `subscribed` frame; a topic with a feed adds where it stands (read after joining the live
+   * topic, so every later item is delivered): a client that resumes from there misses nothing,
+   * even when its first cut comes before the topic's first event.
+   */
+  private async subscribed(app: Application, topic: Topic, replay: Replay | undefined): Promise<string> {
+    if (replay === undefined) return JSON.stringify({ type: 'subscribed', topic: topic.name });
+    const head = await replay(app, topic.id, '', 1, performance.now());
+    return JSON.stringify({ type: 'subscribed', topic: topic.name, cursor: head.cursor, seq: head.seq });
   }
 
   unsubscribe(ws: Socket, name: string): void {

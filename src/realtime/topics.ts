@@ -15,8 +15,8 @@ export interface TopicKindDef {
   exists?(app: Application, id: string): Promise<void>;
   /**
    * Items after `cursor` (exclusive), for a subscribe that resumes; an empty cursor means: nothing,
-   * just the current position. Holds every item committed before `began` (performance.now(), when
-   * the subscriber started listening); items read for an earlier resume may be shared.
+   * just the current position (cursor and seq). Holds every item committed before `began`
+   * (performance.now(), when the subscriber started listening); items read for an earlier resume may be shared.
    */
   replay?(app: Application, id: string, cursor: string, limit: number, began: number): Promise<FeedPage>;
   /** An event sent once, right after `subscribed`: the topic's current state. */

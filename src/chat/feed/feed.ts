@@ -152,8 +152,8 @@ export class RoomFeeds {
   async since(app: Application, id: string, cursor: string, limit: number, began: number): Promise<FeedPage> {
     const room = await this.deps.rooms.require(app, id);
     if (cursor === '') {
-      const head = await lastSeq(this.deps.db, room.id);
-      return { items: [], cursor: updatesCursor(head), seq: head };
+      const { seq } = await this.catchUp.head(app, room.id, began);
+      return { items: [], cursor: updatesCursor(seq), seq };
     }
     return this.catchUp.after(app, room.id, readUpdatesCursor(cursor), cursor, limit, began);
   }

@@ -2,7 +2,7 @@ import { viewerOf } from '../../http/auth.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
 import type { RoomFeeds } from '../feed/feed.js';
 import { entryJson } from '../feed/ring.js';
-import { ByTimestamp, ByType, FeedPaging, History, Search } from '../schemas.js';
+import { ByTimestamp, ByType, FeedPaging, History, Search, Updates } from '../schemas.js';
 import type { EventLists } from '../services/event-lists.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
@@ -21,7 +21,7 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid/updates',
-      query: FeedPaging,
+      query: Updates,
       handler: async (ctx) => {
         const room = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
         const viewer = viewerOf(ctx, ctx.query.userid);
@@ -37,9 +37,10 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
         );
         // The hot path: assembled from JSON already made (room, ring entries) instead of serialized per poll.
         const events = read.entries.map((e, i) => (seen[i] === e.view ? entryJson(e) : JSON.stringify(seen[i]))).join(',');
+        const positions = ctx.query.positions ? `,"positions":[${read.entries.map((e) => `{"seq":${e.seq},"cursor":${JSON.stringify(e.cursor)}}`).join(',')}]` : '';
         return {
           data: null,
-          json: `{"kind":"list.chatevents","room":${room.json},"cursor":${JSON.stringify(read.cursor)},"more":${read.more},"itemcount":${read.entries.length},"events":[${events}]}`,
+          json: `{"kind":"list.chatevents","room":${room.json},"cursor":${JSON.stringify(read.cursor)},"more":${read.more},"itemcount":${read.entries.length},"events":[${events}]${positions}}`,
         };
       },
     }),
