@@ -18,7 +18,7 @@ interface Block {
   items: LiveMessage[];
 }
 
-interface Head {
+export interface Head {
   seq: number;
   revision: number;
 }
@@ -53,7 +53,7 @@ export class CatchUpBlocks {
    * them; every event committed before `began` (performance.now()) is within reach.
    */
   async after(app: Application, roomId: string, seq: number, cursor: string, limit: number, began: number): Promise<FeedPage> {
-    const head = await this.heads.take(`${app.id}/${roomId}`, { version: '', since: began }, () => feedHead(this.deps.db, roomId));
+    const head = await this.head(app, roomId, began);
     const items: LiveMessage[] = [];
     let examined = seq;
     while (examined < head.seq) {
@@ -69,6 +69,11 @@ export class CatchUpBlocks {
       examined = end;
     }
     return { items, cursor: examined === seq ? cursor : updatesCursor(examined) };
+  }
+
+  /** The room's head seq and events revision, read once for every caller whose request began before the read started. */
+  head(app: Application, roomId: string, began: number): Promise<Head> {
+    return this.heads.take(`${app.id}/${roomId}`, { version: '', since: began }, () => feedHead(this.deps.db, roomId));
   }
 
   private block(app: Application, roomId: string, index: number, end: number, revision: number): Promise<Block> {
