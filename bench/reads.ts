@@ -86,6 +86,8 @@ try {
   let base: Measured | undefined;
   out(`${'read'.padEnd(38)} ${'req/s'.padStart(8)}  ${'non2xx'.padStart(6)}  server CPU/request  ×head${databaseUrl === undefined ? '' : '   database CPU/request  ×head'}`);
   for (const [name, path] of reads) {
+    // Unmeasured first: compiling, the ring's and caches' first loads.
+    await load({ url: app.url(path), headers, connections, durationSeconds: Math.min(3, seconds) });
     const m = await measure(path);
     base ??= m;
     const db = m.dbCpu === undefined || base.dbCpu === undefined ? '' : `   ${m.dbCpu.toFixed(0).padStart(10)} µs  ${(m.dbCpu / Math.max(1, base.dbCpu)).toFixed(2).padStart(9)}`;
