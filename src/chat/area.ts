@@ -57,7 +57,7 @@ function buildChat(core: Core) {
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
   const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
-  const roomReads = new RoomReads({ rooms: chat.rooms, roomLists: chat.roomLists, moderatedView: moderation.roomView, maxBytes: core.config.crowdReadsCacheBytes });
+  const roomReads = new RoomReads({ db: core.db, rooms: chat.rooms, roomLists: chat.roomLists, moderatedView: moderation.roomView, maxBytes: core.config.crowdReadsCacheBytes });
   core.topics.register('room', {
     exists: (app, id) => chat.feeds.assertExists(app, id),
     replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),

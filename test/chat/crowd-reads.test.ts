@@ -95,6 +95,8 @@ describe('crowd reads', () => {
     expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(1);
     expect((await t.api.post(`chat/rooms/${room.id}/shadowban`, { userid: fan, applyeffect: true })).status).toBe(200);
     expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.shadowbannedusers).toEqual([fan]);
+    expect((await t.api.post(`chat/rooms/${room.id}/shadowban`, { userid: fan, applyeffect: false })).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.shadowbannedusers).toEqual([]);
     expect((await t.api.post(`chat/rooms/${room.id}`, { customid: `${customid}x` })).status).toBe(200);
     expect((await t.api.get(`chat/roomsbycustomid/${customid}`)).status).toBe(404);
   });
