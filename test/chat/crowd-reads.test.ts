@@ -109,6 +109,8 @@ describe('crowd reads', () => {
     expect((await t.api.post(`chat/rooms/${room.id}`, { name: 'Lobby renamed' })).status).toBe(200);
     const listed = (await t.api.get('chat/rooms?limit=50')).body.data.rooms.find((r: any) => r.id === room.id);
     expect(listed.name).toBe('Lobby renamed');
+    await join(t.api, room.id);
+    expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.find((r: any) => r.id === room.id).inroom).toBe(1);
     const added = await makeRoom(t.api, { enableenterandexit: false });
     expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.map((r: any) => r.id)).toContain(added.id);
   });
