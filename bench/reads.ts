@@ -56,7 +56,12 @@ async function fill(app: BenchApp): Promise<{ room: string; customid: string; us
 const databaseUrl = await freshDatabase(process.env['DATABASE_URL'], 'reads');
 // DATA_DIR: an embedded database made before (its first start is seconds of CPU, more on a busy machine).
 const dataDir = process.env['DATA_DIR'];
-const server = await spawnServer({ LOG_LEVEL: 'warn', RATE_LIMITS: 'off', ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }), ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }) });
+const server = await spawnServer({
+  LOG_LEVEL: 'warn',
+  RATE_LIMITS: 'off',
+  ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+  ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }),
+});
 try {
   const app = await benchApp(server.url);
   const headers = { 'x-api-token': app.token };
