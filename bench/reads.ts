@@ -6,7 +6,7 @@
  *
  *   npm run bench:reads                                  # embedded database
  *   DATABASE_URL=postgres://.../db npm run bench:reads   # a database of its own (db_reads) next to it
- *   DURATION=10 BENCH_CONNECTIONS=32 HISTORY=2000 ROOMS=200 DATA_DIR=... ...
+ *   DURATION=10 BENCH_CONNECTIONS=32 HISTORY=2000 ROOMS=200 DATA_DIR=... BENCH_ROOT=... ...
  *
  * Rate limits are off: one token reads as the whole crowd would.
  */
@@ -56,12 +56,17 @@ async function fill(app: BenchApp): Promise<{ room: string; customid: string; us
 const databaseUrl = await freshDatabase(process.env['DATABASE_URL'], 'reads');
 // DATA_DIR: an embedded database made before (its first start is seconds of CPU, more on a busy machine).
 const dataDir = process.env['DATA_DIR'];
-const server = await spawnServer({
-  LOG_LEVEL: 'warn',
-  RATE_LIMITS: 'off',
-  ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-  ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }),
-});
+// BENCH_ROOT: another checkout of the server (a commit before a change) to measure the same way.
+const server = await spawnServer(
+  {
+    LOG_LEVEL: 'warn',
+    RATE_LIMITS: 'off',
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }),
+  },
+  undefined,
+  process.env['BENCH_ROOT'],
+);
 try {
   const app = await benchApp(server.url);
   const headers = { 'x-api-token': app.token };
