@@ -82,6 +82,7 @@ const EnvSchema = v.object({
   WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
   CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
+  CROWD_READS_CACHE: v.optional(byteSize, '16mb'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
@@ -119,6 +120,8 @@ export type Config = {
   wsMaxBackpressure: number;
   /** Bytes of shared catch-up blocks (the feed read once for a crowd resuming) a node holds. */
   catchUpCacheBytes: number;
+  /** Bytes each cache of shared crowd reads (first pages of updates, room details, rooms list pages) holds at most. */
+  crowdReadsCacheBytes: number;
   wsIdleTimeoutSeconds: number;
   webhookFailureLimit: number;
   /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
     catchUpCacheBytes: e.CATCH_UP_CACHE,
+    crowdReadsCacheBytes: e.CROWD_READS_CACHE,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,

@@ -20,6 +20,7 @@ import { Reactions } from './services/reactions.js';
 import { RoomDirectory } from './services/room-directory.js';
 import { RoomEffects } from './services/room-effects.js';
 import { RoomLists } from './services/room-lists.js';
+import { RoomReads } from './services/room-reads.js';
 import { RoomService } from './services/room-service.js';
 import { ChatSweep } from './services/sweep.js';
 
@@ -29,7 +30,7 @@ function buildChat(core: Core) {
   const rooms = new RoomDirectory({ db, bus });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views, users, catchUpBytes: config.catchUpCacheBytes });
+  const feeds = new RoomFeeds({ db, bus, rooms, views, users, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   hooks.items.add('chat', chatItemSource({ db, views }));
@@ -57,6 +58,7 @@ function buildChat(core: Core) {
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
   const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
+  const roomReads = new RoomReads({ db: core.db, rooms: chat.rooms, roomLists: chat.roomLists, moderatedView: moderation.roomView, maxBytes: core.config.crowdReadsCacheBytes });
   core.topics.register(ROOM_KIND, {
     exists: (app, id) => chat.feeds.assertExists(app, id),
     replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),
@@ -74,7 +76,7 @@ export function chatArea(core: Core): Area {
   }, every);
   timer.unref();
   return {
-    routes: [...roomRoutes({ ...chat, moderatedView: moderation.roomView }), ...participationRoutes(chat), ...eventRoutes(chat), ...listRoutes(chat), ...moderation.routes],
+    routes: [...roomRoutes({ ...chat, roomReads }), ...participationRoutes(chat), ...eventRoutes(chat), ...listRoutes(chat), ...moderation.routes],
     async close() {
       clearInterval(timer);
       await sweeping;

@@ -18,7 +18,7 @@ interface Block {
   items: LiveMessage[];
 }
 
-interface Head {
+export interface Head {
   seq: number;
   revision: number;
 }
