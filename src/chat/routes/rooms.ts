@@ -1,4 +1,5 @@
 import type { Application } from '../../apps/types.js';
+import type { Limits } from '../../limits/limits.js';
 import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
 import { listPayload } from '../../http/cursor.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
@@ -13,12 +14,13 @@ export interface RoomRoutesDeps {
   rooms: RoomDirectory;
   roomService: RoomService;
   roomLists: RoomLists;
+  limits: Limits;
   /** The room with who is bounced, shadow banned, ... in it (moderation's view). */
   moderatedView(app: Application, room: Room): Promise<RoomView>;
 }
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
-export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: RoomRoutesDeps): RouteDef[] {
+export function roomRoutes({ rooms, roomService, roomLists, limits, moderatedView }: RoomRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -36,6 +38,8 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
       query: ListRooms,
       handler: async (ctx) => {
         const q = ctx.query;
+        // A filtered list is a search (docs/limits.md, Searches); the plain lobby page is not.
+        if (q.filterbyname !== '' || q.filterbyid !== '' || q.filterbycustomid !== '') await limits.write('searches', ctx);
         const { items, next } = await roomLists.rooms(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit);
         return ok(listPayload('list.chatrooms', 'rooms', items, next));
       },
