@@ -1,22 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { unavailable } from '../errors.js';
 import type { Database, Queryable } from './client.js';
+import { isStatementTimeout } from './errors.js';
 
 export interface SearchBounds {
   /** A search statement running longer is cancelled (Postgres) and answered 503. */
   timeoutMs: number;
   /** Searches this node runs at once; one more is answered 503 at once instead of waiting for a connection. */
   maxConcurrent: number;
-}
-
-/** SQLSTATE of a statement cancelled by statement_timeout. */
-const QUERY_CANCELED = '57014';
-
-function cancelled(err: unknown): boolean {
-  for (let e = err as { code?: string; cause?: unknown } | null | undefined, depth = 0; e != null && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === QUERY_CANCELED) return true;
-  }
-  return false;
 }
 
 /**
@@ -45,7 +36,7 @@ export class BoundedSearch {
         return search(tx);
       });
     } catch (err) {
-      if (cancelled(err)) throw unavailable(`The search took longer than ${this.bounds.timeoutMs} ms and was stopped; narrow it (a longer text, a room, a user).`);
+      if (isStatementTimeout(err)) throw unavailable(`The search took longer than ${this.bounds.timeoutMs} ms and was stopped; narrow it (a longer text, a room, a user).`);
       throw err;
     } finally {
       this.running -= 1;
