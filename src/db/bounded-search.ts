@@ -16,7 +16,7 @@ export interface SearchBounds {
  * under a statement timeout. On Postgres the timeout is set for the search's own transaction
  * (`set_config(…, true)`), so other statements on the connection keep theirs. PGlite runs a
  * statement to its end on the event loop and cannot be interrupted: there the bounds are the
- * trigram indexes, the concurrency cap and the per-user budget (docs/limits.md, Searches).
+ * trigram indexes and the per-user budget (docs/limits.md, Searches).
  */
 export class BoundedSearch {
   private running = 0;
