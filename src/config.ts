@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
+import type { SearchBounds } from './db/bounded-search.js';
 import type { Pooler } from './db/client.js';
 import type { RedisConfig } from './redis.js';
 import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './telemetry/limits.js';
@@ -91,6 +92,8 @@ const EnvSchema = v.object({
   CORS_ORIGINS: v.optional(origins, '*'),
   REACTION_USERS_SHOWN: v.optional(v.pipe(positiveInt, v.maxValue(100)), '10'),
   REACTION_TYPES_MAX: v.optional(positiveInt, '50'),
+  SEARCH_TIMEOUT_MS: v.optional(positiveInt, '2000'),
+  SEARCH_MAX_CONCURRENT: v.optional(positiveInt, '4'),
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
@@ -136,6 +139,8 @@ export type Config = {
   reactionUsersShown: number;
   /** Distinct reaction types one comment or conversation may list. */
   reactionTypesMax: number;
+  /** The searches' statement timeout and how many run at once per node (docs/limits.md, Searches). */
+  searchBounds: SearchBounds;
   rateLimits: RateLimitConfig;
   telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
@@ -182,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     corsOrigins: e.CORS_ORIGINS,
     reactionUsersShown: e.REACTION_USERS_SHOWN,
     reactionTypesMax: e.REACTION_TYPES_MAX,
+    searchBounds: { timeoutMs: e.SEARCH_TIMEOUT_MS, maxConcurrent: e.SEARCH_MAX_CONCURRENT },
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,

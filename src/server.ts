@@ -22,6 +22,7 @@ import { LiveHub } from './realtime/hub.js';
 import { TopicRegistry } from './realtime/topics.js';
 import { newSecret } from './ids.js';
 import { Limits } from './limits/limits.js';
+import { BoundedSearch } from './db/bounded-search.js';
 import { usersArea } from './users/routes.js';
 import { chatArea } from './chat/area.js';
 import { commentsArea } from './comments/area.js';
@@ -63,6 +64,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     frames: new ClientFrames(),
     hub: new LiveHub(bus, topics, log),
     limits: new Limits(config.rateLimits, config.redis, log),
+    searches: new BoundedSearch(database, config.searchBounds),
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);

@@ -26,7 +26,7 @@ import { ChatSweep } from './services/sweep.js';
 
 /** Every part of the chat core, built once per server, each from exactly what it uses. */
 function buildChat(core: Core) {
-  const { config, log, db, bus, apps, users, hooks } = core;
+  const { config, log, db, bus, apps, users, hooks, searches, limits } = core;
   const rooms = new RoomDirectory({ db, bus });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
@@ -48,8 +48,9 @@ function buildChat(core: Core) {
     reactions: new Reactions({ db, users, posting, messages }),
     commands: new Commands({ users, posting, messages }),
     roomService: new RoomService({ db, bus, users, rooms, effects, participation, posting, feeds }),
-    roomLists: new RoomLists({ db, users }),
-    eventLists: new EventLists({ db, rooms, views }),
+    roomLists: new RoomLists({ db, users, searches }),
+    eventLists: new EventLists({ db, rooms, views, searches }),
+    limits,
     sweep: new ChatSweep({ db, apps, rooms, participation, posting, sessionIdleSeconds: config.sessionIdleSeconds }),
   };
 }

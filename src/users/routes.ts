@@ -13,7 +13,7 @@ const isQueueKey = (x: unknown): x is QueueKey => Array.isArray(x) && x.length =
 const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as const;
 
 export function usersArea(core: Core): Area {
-  const { users, db } = core;
+  const { users, db, searches } = core;
   const reportedUsers = async (ctx: RequestContext, page: { cursor: string; limit: number }) => {
     assertModerator(ctx);
     const before = page.cursor === '' ? undefined : decodeCursor(page.cursor, isQueueKey);
@@ -77,12 +77,13 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/search',
+        limit: 'searches',
         body: Search,
         handler: async (ctx) => {
           const { handle, name, userid, limit, cursor } = ctx.body;
           if (!handle && !name && !userid) throw badRequest('Search requires either a userid, handle or name parameter.', { search: 'give userid, handle or name' });
           const after = stringCursor(cursor) ?? '';
-          const rows = await store.searchUsers(db, ctx.app.userPool, { handle: handle || undefined, name: name || undefined, userid: userid || undefined }, after, limit + 1);
+          const rows = await searches.run((q) => store.searchUsers(q, ctx.app.userPool, { handle: handle || undefined, name: name || undefined, userid: userid || undefined }, after, limit + 1));
           const { items, next } = pageOf(rows, limit, (u) => u.userId);
           return ok(listPayload('list.users', 'users', items.map(userView), next));
         },

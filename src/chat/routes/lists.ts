@@ -88,6 +88,7 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
       method: 'POST',
       path: 'chat/searchevents',
       access: 'public',
+      limit: 'searches',
       body: Search,
       handler: async (ctx) => ok(await eventLists.search(ctx.app, ctx.body)),
     }),

@@ -1,3 +1,4 @@
+import type { Limits } from '../../limits/limits.js';
 import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
@@ -13,10 +14,11 @@ export interface RoomRoutesDeps {
   roomLists: RoomLists;
   /** The reads a crowd makes with the same parameters, shared. */
   roomReads: RoomReads;
+  limits: Limits;
 }
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
-export function roomRoutes({ rooms, roomService, roomLists, roomReads }: RoomRoutesDeps): RouteDef[] {
+export function roomRoutes({ rooms, roomService, roomLists, roomReads, limits }: RoomRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -35,6 +37,8 @@ export function roomRoutes({ rooms, roomService, roomLists, roomReads }: RoomRou
       handler: async (ctx) => {
         const began = performance.now();
         const q = ctx.query;
+        // A filtered list is a search (docs/limits.md, Searches); the plain lobby page is not.
+        if (q.filterbyname !== '' || q.filterbyid !== '' || q.filterbycustomid !== '') await limits.write('searches', ctx);
         return { data: null, json: [await roomReads.list(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit, began)] };
       },
     }),
