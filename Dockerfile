@@ -19,6 +19,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/console/dist ./console/dist
+COPY --from=build /app/client/dist ./client/dist
 COPY package.json ./
 COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data

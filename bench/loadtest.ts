@@ -2,7 +2,10 @@
  * Load test of a running deployment: fans join one room, post, like, vote and poll `updates` while
  * sockets hold the room, as the scenario says; then what was acknowledged is read back. Progress
  * every second on standard error; the table, then one JSON object as the last line, on standard
- * output. Exits 1 on errors, losses, double counts or a missed --slo; 2 on bad arguments.
+ * output. Exits 1 on errors (refused connections included), acknowledged writes lost, pushes
+ * missing or repeated on any socket (counted socket by socket), polled pages missing or repeating
+ * posts, double counts or a missed --slo; 2 on bad arguments. A dropped socket resumes from the
+ * last seq it holds with nothing missing before it.
  *
  *   npm run loadtest -- --url http://node1:3000 --url http://node2:3000 --manage-token T \
  *     --scenario mixed --fans 2000 --duration 60 --slo p99=200,deliveryP99=500
@@ -70,8 +73,8 @@ async function main(options: Options): Promise<boolean> {
       stop();
     }
     const checks = await readBack(api, stage, run.acked);
-    const summary = summarize(options, run.stats, run.acked, sockets, checks);
-    const out = [`loadtest ${options.scenario}: ${plan.spreading}`, ...table(run.stats, checks, summary), JSON.stringify(summary)];
+    const summary = summarize(options, run.stats, run.acked, sockets, checks, run.pollers);
+    const out = [`loadtest ${options.scenario}: ${plan.spreading}`, ...table(run.stats, checks, summary, run.pollers.length), JSON.stringify(summary)];
     process.stdout.write(`${out.join('\n')}\n`);
     return !failed(summary);
   } finally {

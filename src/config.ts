@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
+import type { SearchBounds } from './db/bounded-search.js';
 import type { Pooler } from './db/client.js';
 import type { RedisConfig } from './redis.js';
 import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './telemetry/limits.js';
@@ -82,6 +83,8 @@ const EnvSchema = v.object({
   USER_REPORT_WINDOW_SECONDS: v.optional(positiveInt, '86400'),
   WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
+  CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
+  CROWD_READS_CACHE: v.optional(byteSize, '16mb'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
@@ -90,6 +93,8 @@ const EnvSchema = v.object({
   CORS_ORIGINS: v.optional(origins, '*'),
   REACTION_USERS_SHOWN: v.optional(v.pipe(positiveInt, v.maxValue(100)), '10'),
   REACTION_TYPES_MAX: v.optional(positiveInt, '50'),
+  SEARCH_TIMEOUT_MS: v.optional(positiveInt, '2000'),
+  SEARCH_MAX_CONCURRENT: v.optional(positiveInt, '4'),
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
@@ -119,6 +124,10 @@ export type Config = {
   userReportWindowSeconds: number;
   wsMaxSubscriptions: number;
   wsMaxBackpressure: number;
+  /** Bytes of shared catch-up blocks (the feed read once for a crowd resuming) a node holds. */
+  catchUpCacheBytes: number;
+  /** Bytes each cache of shared crowd reads (first pages of updates, room details, rooms list pages) holds at most. */
+  crowdReadsCacheBytes: number;
   wsIdleTimeoutSeconds: number;
   webhookFailureLimit: number;
   /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
@@ -133,6 +142,8 @@ export type Config = {
   reactionUsersShown: number;
   /** Distinct reaction types one comment or conversation may list. */
   reactionTypesMax: number;
+  /** The searches' statement timeout and how many run at once per node (docs/limits.md, Searches). */
+  searchBounds: SearchBounds;
   rateLimits: RateLimitConfig;
   telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
@@ -173,6 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     userReportWindowSeconds: e.USER_REPORT_WINDOW_SECONDS,
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
+    catchUpCacheBytes: e.CATCH_UP_CACHE,
+    crowdReadsCacheBytes: e.CROWD_READS_CACHE,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,
@@ -181,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     corsOrigins: e.CORS_ORIGINS,
     reactionUsersShown: e.REACTION_USERS_SHOWN,
     reactionTypesMax: e.REACTION_TYPES_MAX,
+    searchBounds: { timeoutMs: e.SEARCH_TIMEOUT_MS, maxConcurrent: e.SEARCH_MAX_CONCURRENT },
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,

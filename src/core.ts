@@ -1,6 +1,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { AppDirectory } from './apps/directory.js';
 import type { Config } from './config.js';
+import type { BoundedSearch } from './db/bounded-search.js';
 import type { Database, Db } from './db/client.js';
 import type { PublishHooks } from './events/publish-hooks.js';
 import type { RouteDef } from './http/route.js';
@@ -29,6 +30,8 @@ export interface Core {
   /** This node's delivery to its own WebSocket subscribers. */
   hub: LiveHub;
   limits: Limits;
+  /** Runs the searches within their timeout and this node's cap on searches at once. */
+  searches: BoundedSearch;
 }
 
 /** An area (chat, comments, ...) contributes routes and may hook into the uWS app and shutdown. */

@@ -23,6 +23,7 @@ import { LiveHub } from './realtime/hub.js';
 import { TopicRegistry } from './realtime/topics.js';
 import { newSecret } from './ids.js';
 import { Limits } from './limits/limits.js';
+import { BoundedSearch } from './db/bounded-search.js';
 import { usersArea } from './users/routes.js';
 import { chatArea } from './chat/area.js';
 import { commentsArea } from './comments/area.js';
@@ -31,10 +32,11 @@ import { telemetryArea } from './telemetry/area.js';
 import { webhooksArea } from './webhooks/area.js';
 import { notificationsArea } from './notifications/routes.js';
 import { consoleArea } from './console/static.js';
+import { clientScriptArea } from './realtime/client-script.js';
 import { UserService } from './users/service.js';
 
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
-const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea];
+const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea, clientScriptArea];
 
 /** After the listener closes, the stop waits until no request has arrived for this long (see Drain.quiet). */
 const LAST_REQUEST_QUIET_MS = 300;
@@ -69,6 +71,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     frames: new ClientFrames(),
     hub: new LiveHub(bus, topics, log),
     limits: new Limits(config.rateLimits, config.redis, log),
+    searches: new BoundedSearch(database, config.searchBounds),
   };
   const areas = AREAS.map((build) => build(core));
   const manageToken = config.manageToken ?? newSecret(24);

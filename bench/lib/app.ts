@@ -22,6 +22,11 @@ export async function benchApp(base: string): Promise<BenchApp> {
     );
   const { appid } = await manage<{ appid: string }>('createapplication', { name: 'bench' });
   const { token } = await manage<{ token: string }>('createtoken', { applicationid: appid, name: 'bench' });
+  return benchClient(base, appid, token);
+}
+
+/** The client of an application already made, on the server at `base` (one restarted on another port). */
+export function benchClient(base: string, appid: string, token: string): BenchApp {
   const url = (path: string) => `${base}/api/v3/${appid}/${path}`;
   return {
     appid,

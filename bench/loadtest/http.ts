@@ -17,6 +17,8 @@ export class RequestStats {
   errors = 0;
   /** Answers 429: the load outran a budget the tester meant to stay inside. */
   rateLimited = 0;
+  /** Requests that got no answer (status 0: refused, reset): an error, and no latency (a refusal is quick, not fast). */
+  refused = 0;
 
   record(kind: string, ms: number, failure: Failure | undefined): void {
     let entry = this.byKind.get(kind);
@@ -26,8 +28,11 @@ export class RequestStats {
     }
     this.requests++;
     entry.requests++;
-    this.latency.add(ms);
-    entry.latency.add(ms);
+    if (failure?.status === 0) this.refused++;
+    else {
+      this.latency.add(ms);
+      entry.latency.add(ms);
+    }
     if (failure === undefined) return;
     this.errors++;
     entry.errors++;

@@ -1,4 +1,5 @@
 import { now } from '../ws-fanout-stats.js';
+import type { AckedPost, Poller } from './faults.js';
 import { type Api, RequestStats } from './http.js';
 import type { Plan } from './plan.js';
 import { fanId, type Stage } from './stage.js';
@@ -8,6 +9,8 @@ export class Acked {
   readonly joins = new Set<string>();
   /** Room events the run created (posts, like reactions) → when their request was sent. */
   readonly roomEvents = new Map<string, number>();
+  /** Chat posts, to check the polled pages against. */
+  readonly posts = new Map<string, AckedPost>();
   readonly likes = new Set<string>();
   readonly commentVotes = new Set<string>();
   readonly pollVotes = new Set<string>();
@@ -29,6 +32,8 @@ const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, 
 export class Run {
   readonly stats = new RequestStats();
   readonly acked = new Acked();
+  /** Fans that poll `updates`: what their pages held. */
+  readonly pollers: Poller[] = [];
 
   constructor(
     private readonly api: Api,
@@ -78,10 +83,24 @@ export class Run {
     const every = this.plan.pollEverySeconds * 1000;
     if (every > 0) {
       let cursor = '';
+      const poller: Poller = { seen: new Map(), firstAnswered: Number.POSITIVE_INFINITY, lastSent: 0 };
+      this.pollers.push(poller);
       const poll = (due: number) =>
-        this.act<{ cursor: string }>('updates', i, due, 'GET', `chat/rooms/${roomid}/updates?limit=100${cursor === '' ? '' : `&cursor=${cursor}`}`, undefined, (page) => {
-          cursor = page.cursor;
-        });
+        this.act<{ cursor: string; more: boolean; events: { id: string }[] }>(
+          'updates',
+          i,
+          due,
+          'GET',
+          `chat/rooms/${roomid}/updates?limit=100${cursor === '' ? '' : `&cursor=${cursor}`}`,
+          undefined,
+          (page) => {
+            if (poller.firstAnswered === Number.POSITIVE_INFINITY) poller.firstAnswered = now();
+            // A page that reached the feed's end holds everything answered before it was asked for.
+            if (!page.more) poller.lastSent = due;
+            for (const event of page.events) poller.seen.set(event.id, (poller.seen.get(event.id) ?? 0) + 1);
+            cursor = page.cursor;
+          },
+        );
       for (let due = joinedAt + Math.random() * every; due < end; due += every) actions.push({ due, run: poll });
     }
     actions.sort((a, b) => a.due - b.due);
@@ -117,9 +136,10 @@ export class Run {
       const speaker = k % this.plan.speakers;
       await sleepUntil(due);
       sent.push(
-        this.act<{ speech: { id: string } }>('post', speaker, due, 'POST', `chat/rooms/${this.stage.roomid}/command`, { userid: fanId(speaker), command: `load test message ${k}` }, (r) =>
-          this.acked.roomEvents.set(r.speech.id, due),
-        ),
+        this.act<{ speech: { id: string } }>('post', speaker, due, 'POST', `chat/rooms/${this.stage.roomid}/command`, { userid: fanId(speaker), command: `load test message ${k}` }, (r) => {
+          this.acked.roomEvents.set(r.speech.id, due);
+          this.acked.posts.set(r.speech.id, { sent: due, answered: now() });
+        }),
       );
     }
     await Promise.all(sent);

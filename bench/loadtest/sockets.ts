@@ -1,9 +1,10 @@
 import { RawSocket } from '../ws-fanout-raw.js';
 import { now } from '../ws-fanout-stats.js';
+import { deliveryFaults, type DeliveryFaults } from './faults.js';
 
 const ID_AFTER_DATA = /"data":\{"kind":"chat\.event","id":"([^"]+)"/;
-/** A room event frame ends with its place in the room: `,"seq":N,"cursor":"…"}`. */
-const PLACE_AT_END = /,"seq":(\d+),"cursor":"([^"]+)"\}$/;
+/** A room event frame ends with its place in the room: `,"seq":N,"prev":P,"cursor":"…"}` (`prev`: the seq before it in this stream). */
+const PLACE_AT_END = /,"seq":(\d+)(?:,"prev":(\d+))?,"cursor":"([^"]+)"\}$/;
 /** One socket in SAMPLE_EVERY keeps the arrival time of each event, for the delivery latency. */
 const SAMPLE_EVERY = 10;
 /** Waits between tries to get a dropped socket back, the last one repeated until the run ends. */
@@ -11,13 +12,23 @@ const RETRY_MS = [100, 250, 500, 1000, 2000];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One fan's socket: where it is in the room, so a new connection resumes from there. */
+interface Place {
+  prev: number | undefined;
+  cursor: string;
+}
+
+/** One fan's socket: what it received, and where it is in the room with nothing missing before, so a new connection resumes from there. */
 interface Fan {
   index: number;
   sampled: boolean;
   socket: RawSocket | undefined;
+  /** Event id → times it arrived on this fan's sockets. */
+  received: Map<string, number>;
+  /** The last seq received with every one before it received (or named as skipped by `prev`); 0 before the first. */
   seq: number;
   cursor: string;
+  /** Events past a hole, by seq: the position moves over them once the hole is filled. */
+  ahead: Map<number, Place>;
 }
 
 /**
@@ -30,8 +41,6 @@ export class RoomSockets {
   private readonly fans: Fan[] = [];
   private urls: string[] = [];
   private topic = '';
-  /** Event id → sockets it reached (above the socket count: some socket had it twice). */
-  readonly delivered = new Map<string, number>();
   /** (event id, arrival time) from the sampled sockets. */
   readonly arrivals: { id: string; at: number }[] = [];
   deliveries = 0;
@@ -55,7 +64,7 @@ export class RoomSockets {
     let next = 0;
     const worker = async () => {
       while (next < count) {
-        const fan: Fan = { index: next, sampled: next % SAMPLE_EVERY === 0, socket: undefined, seq: 0, cursor: '' };
+        const fan: Fan = { index: next, sampled: next % SAMPLE_EVERY === 0, socket: undefined, received: new Map(), seq: 0, cursor: '', ahead: new Map() };
         next++;
         this.fans.push(fan);
         await this.subscribe(fan, fan.index % this.urls.length);
@@ -69,11 +78,12 @@ export class RoomSockets {
     for (const f of this.fans) f.socket?.close();
   }
 
-  /** Pushes received more than once by one socket, summed over the events. */
-  repeats(socketCount: number): number {
-    let extra = 0;
-    for (const reached of this.delivered.values()) extra += Math.max(0, reached - socketCount);
-    return extra;
+  /** Misses and repeats of the acknowledged room events, socket by socket. */
+  faults(expected: readonly string[]): DeliveryFaults {
+    return deliveryFaults(
+      expected,
+      this.fans.map((f) => f.received),
+    );
   }
 
   private async reconnect(fan: Fan): Promise<void> {
@@ -130,14 +140,24 @@ export class RoomSockets {
     const id = ID_AFTER_DATA.exec(head)?.[1];
     if (id === undefined) return;
     this.deliveries++;
-    this.delivered.set(id, (this.delivered.get(id) ?? 0) + 1);
+    fan.received.set(id, (fan.received.get(id) ?? 0) + 1);
     if (fan.sampled) this.arrivals.push({ id, at: now() });
-    // Events from two nodes may arrive out of order: resume from the furthest one.
     const place = PLACE_AT_END.exec(frame.toString('latin1', Math.max(0, frame.length - 200)));
-    const seq = Number(place?.[1] ?? 0);
-    if (place !== undefined && place !== null && seq > fan.seq) {
-      fan.seq = seq;
-      fan.cursor = place[2] as string;
-    }
+    if (place === null) return;
+    const seq = Number(place[1]);
+    if (seq > fan.seq) fan.ahead.set(seq, { prev: place[2] === undefined ? undefined : Number(place[2]), cursor: place[3] as string });
+    advance(fan);
+  }
+}
+
+/** Moves the fan's position over the events that follow on from it, so that a resume never skips a hole (engage-client does the same). */
+function advance(fan: Fan): void {
+  for (;;) {
+    const next = Math.min(...fan.ahead.keys());
+    const place = fan.ahead.get(next);
+    if (place === undefined || !(fan.seq === 0 || next === fan.seq + 1 || place.prev === fan.seq)) return;
+    fan.ahead.delete(next);
+    fan.seq = next;
+    fan.cursor = place.cursor;
   }
 }

@@ -1,6 +1,8 @@
 import { type ChatHandlers, type ChatEvent, dispatchChatEvent } from './chat-handlers.js';
+import { onlineDelay, reconnectDelay, watchConnectivity } from './connectivity.js';
 import { seqOfCursor, tokenExpired } from './decode.js';
 import { RoomOrder } from './room-order.js';
+import { caughtUpMeta, updatesAfter } from './updates.js';
 import type { EventMeta, LiveConfig, LiveError, LiveEvents, LiveState, SocketConstructor, SocketLike, SubscribeOptions, Subscription } from './types.js';
 
 /** A frame the server sends (docs/realtime.md). */
@@ -10,21 +12,20 @@ interface Frame {
   event?: string;
   data?: unknown;
   seq?: number;
+  /** Seq of the event before this one in the stream (room events). */
+  prev?: number;
   cursor?: string;
   code?: string;
   message?: string;
   userid?: string | null;
 }
 
-interface Listener {
-  onEvent(data: unknown, meta: EventMeta): void;
-  onError?(error: LiveError): void;
-}
+type Listener = SubscribeOptions;
 
 /** One topic this client follows, shared by every subscription to it. */
 interface Followed {
   listeners: Set<Listener>;
-  /** Rooms only. */
+  /** Topics with a feed position: rooms, and any whose `subscribed` frame carries a cursor. */
   order: RoomOrder | undefined;
   /** `catchup` while REST pages are read; nothing is sent for it meanwhile. */
   status: 'idle' | 'pending' | 'catchup';
@@ -36,10 +37,20 @@ const OPEN = 1;
 const missing = (what: string): never => {
   throw new Error(`LiveClient needs ${what}`);
 };
-const CATCHUP_PAGE = 500;
 /** 1013 (database unreachable) and 4029 (rate limited) without a stated wait: at least this long. */
 const LATER_MS = 5_000;
 const RATE_LIMITED_MS = 30_000;
+
+/** Runs an app handler: its failure must not stop the stream; it still reaches the host's error reporting. */
+function handOver(handler: () => void): void {
+  try {
+    handler();
+  } catch (err) {
+    setTimeout(() => {
+      throw err;
+    });
+  }
+}
 
 /**
  * One WebSocket to engage-server for any number of topics: authenticates, re-subscribes after
@@ -58,6 +69,8 @@ export class LiveClient {
   private socket: SocketLike | undefined;
   private ready = false;
   private attempt = 0;
+  /** When the connection was lost (Date.now()); undefined while connected. */
+  private downSince: number | undefined;
   private endpointIndex = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
@@ -65,17 +78,10 @@ export class LiveClient {
   private retryAfterMs: number | undefined;
   private refreshedToken = false;
   private offline = false;
+  /** Lost and to be tried again (a retry is timed, or waits for the network to come back). */
+  private awaitingRetry = false;
   private closed = false;
-  private readonly onOffline = () => {
-    this.offline = true;
-    this.drop(1006, 'offline');
-  };
-  private readonly onOnline = () => {
-    this.offline = false;
-    clearTimeout(this.retryTimer);
-    this.attempt = 0;
-    if (this.socket === undefined) void this.open();
-  };
+  private readonly stopWatching: () => void;
 
   constructor(config: LiveConfig) {
     this.config = { ...config };
@@ -83,9 +89,17 @@ export class LiveClient {
     this.endpoints = (Array.isArray(endpoint) ? endpoint : [endpoint ?? '']).map((e) => e.replace(/\/+$/, ''));
     if (!config.appId || !config.apiToken || this.endpoints.some((e) => !/^https?:\/\//.test(e))) missing('appId, apiToken and endpoint (the http(s)://…/api/v3 base)');
     this.Socket = config.WebSocket ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket ?? missing('a WebSocket: pass one as config.WebSocket (e.g. from the ws package)');
-    const g = globalThis as { addEventListener?: (type: string, fn: () => void) => void };
-    g.addEventListener?.('offline', this.onOffline);
-    g.addEventListener?.('online', this.onOnline);
+    this.stopWatching = watchConnectivity({
+      offline: () => {
+        this.offline = true;
+        this.drop(1006, 'offline');
+      },
+      online: () => {
+        this.offline = false;
+        this.retrySoon(onlineDelay(this.config));
+      },
+      visible: () => this.retrySoon(0),
+    });
   }
 
   /** Listens to connection state; returns the function that stops listening. */
@@ -103,10 +117,8 @@ export class LiveClient {
     const listener = options as Listener;
     let followed = this.topics.get(topic);
     if (followed === undefined) {
-      const room = topic.startsWith('room:');
-      const order = room ? new RoomOrder((data, meta) => this.deliver(topic, data, meta), this.config.reorderWindowMs ?? 1_000) : undefined;
-      order?.reset(options.cursor, seqOfCursor(options.cursor));
-      followed = { listeners: new Set(), order, status: 'idle', sentCursor: undefined };
+      followed = { listeners: new Set(), order: undefined, status: 'idle', sentCursor: undefined };
+      if (topic.startsWith('room:')) this.orderOf(topic, followed).reset(options.cursor, seqOfCursor(options.cursor));
       this.topics.set(topic, followed);
       if (this.ready) this.follow(topic, followed);
       else if (this.socket === undefined && this.state !== 'disconnected') void this.open();
@@ -153,9 +165,7 @@ export class LiveClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    const g = globalThis as { removeEventListener?: (type: string, fn: () => void) => void };
-    g.removeEventListener?.('offline', this.onOffline);
-    g.removeEventListener?.('online', this.onOnline);
+    this.stopWatching();
     clearTimeout(this.retryTimer);
     for (const followed of this.topics.values()) followed.order?.forget();
     this.topics.clear();
@@ -178,6 +188,7 @@ export class LiveClient {
 
   private async open(): Promise<void> {
     if (this.closed || this.offline || this.socket !== undefined) return;
+    this.awaitingRetry = false;
     const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
     this.state = 'connecting';
     this.emit('connecting', { endpoint, attempt: this.attempt });
@@ -207,6 +218,7 @@ export class LiveClient {
       case 'ready':
         this.ready = true;
         this.attempt = 0;
+        this.downSince = undefined;
         this.refreshedToken = false;
         this.state = 'connected';
         this.emit('connected', { userid: frame.userid ?? null });
@@ -214,9 +226,14 @@ export class LiveClient {
         for (const [topic, f] of this.topics) this.follow(topic, f);
         for (const beat of this.beats.keys()) beat();
         return;
+      case 'subscribed':
+        if (followed === undefined) return;
+        if (frame.cursor !== undefined) this.orderOf(frame.topic as string, followed).adopt(frame.cursor, frame.seq);
+        for (const listener of followed.listeners) handOver(() => listener.onSubscribed?.({ topic: frame.topic as string, cursor: followed.order?.cursor }));
+        return;
       case 'event':
         if (followed === undefined || followed.status === 'catchup') return;
-        if (followed.order !== undefined) followed.order.push(frame.data, this.meta(frame));
+        if (followed.order !== undefined) followed.order.push(frame.data, this.meta(frame), frame.prev);
         else this.deliver(frame.topic as string, frame.data, this.meta(frame));
         return;
       case 'error':
@@ -227,6 +244,15 @@ export class LiveClient {
     }
   }
 
+  private orderOf(topic: string, followed: Followed): RoomOrder {
+    followed.order ??= new RoomOrder(
+      (data, meta) => this.deliver(topic, data, meta),
+      this.config.reorderWindowMs ?? 2_000,
+      () => this.stalled(topic),
+    );
+    return followed.order;
+  }
+
   private meta(frame: Frame): EventMeta {
     const meta: EventMeta = { topic: frame.topic as string, event: frame.event as string };
     if (frame.seq !== undefined) meta.seq = frame.seq;
@@ -235,16 +261,7 @@ export class LiveClient {
   }
 
   private deliver(topic: string, data: unknown, meta: EventMeta): void {
-    for (const listener of this.topics.get(topic)?.listeners ?? []) {
-      try {
-        listener.onEvent(data, meta);
-      } catch (err) {
-        // An app handler's failure must not stop the stream; it still reaches the host's error reporting.
-        setTimeout(() => {
-          throw err;
-        });
-      }
-    }
+    for (const listener of this.topics.get(topic)?.listeners ?? []) handOver(() => listener.onEvent(data, meta));
   }
 
   private follow(topic: string, followed: Followed): void {
@@ -267,7 +284,7 @@ export class LiveClient {
   private refused(topic: string, followed: Followed, error: LiveError): void {
     if (error.code === 'already_subscribed' || error.code === 'not_subscribed') return;
     const order = followed.order;
-    if (error.code === 'bad_request' && order !== undefined && followed.sentCursor !== undefined) {
+    if (error.code === 'bad_request' && order !== undefined && followed.sentCursor !== undefined && topic.startsWith('room:')) {
       void this.catchUp(topic, followed, order);
       return;
     }
@@ -281,21 +298,27 @@ export class LiveClient {
     this.emit('error', error);
   }
 
+  /** A hole in a room stayed open: the room is read through REST from the last event handed over, then followed again from there. */
+  private stalled(topic: string): void {
+    const followed = this.topics.get(topic);
+    if (followed?.order === undefined || followed.status === 'catchup') return;
+    followed.order.forget();
+    if (this.ready && followed.status === 'pending') this.send({ type: 'unsubscribe', topic });
+    void this.catchUp(topic, followed, followed.order);
+  }
+
   /** Reads the room's `updates` pages from its cursor until the end, then subscribes again from where they stop. */
   private async catchUp(topic: string, followed: Followed, order: RoomOrder): Promise<void> {
     followed.status = 'catchup';
     const roomId = topic.slice('room:'.length);
     try {
       for (let more = true; more && this.topics.get(topic) === followed; ) {
-        const page = await this.rest(`chat/rooms/${encodeURIComponent(roomId)}/updates?limit=${CATCHUP_PAGE}&cursor=${encodeURIComponent(order.cursor ?? '')}`);
+        const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
+        const page = await updatesAfter(`${endpoint}/${encodeURIComponent(this.config.appId as string)}`, this.config.apiToken as string, roomId, order.cursor ?? '');
         if (this.topics.get(topic) !== followed) return;
-        const events = page.events;
-        events.forEach((event, i) => {
-          const meta: EventMeta = { topic, event: 'chat.event', catchup: true };
-          if (i === events.length - 1) meta.cursor = page.cursor;
-          order.caughtUp(event, meta, seqOfCursor(page.cursor));
-        });
-        if (events.length === 0) order.reset(page.cursor, seqOfCursor(page.cursor));
+        page.events.forEach((event, i) => order.caughtUp(event, caughtUpMeta(topic, page, i)));
+        // The page may end past its last event (events this client does not see).
+        order.reset(page.cursor, seqOfCursor(page.cursor));
         more = page.more;
       }
     } catch (err) {
@@ -308,14 +331,6 @@ export class LiveClient {
     }
     followed.status = 'idle';
     if (this.ready && this.topics.get(topic) === followed) this.follow(topic, followed);
-  }
-
-  private async rest(path: string): Promise<{ events: unknown[]; cursor: string; more: boolean }> {
-    const endpoint = this.endpoints[this.endpointIndex % this.endpoints.length] as string;
-    const res = await fetch(`${endpoint}/${encodeURIComponent(this.config.appId as string)}/${path}`, { headers: { 'x-api-token': this.config.apiToken as string } });
-    const body = (await res.json()) as { message?: string; data?: { events: unknown[]; cursor: string; more: boolean } };
-    if (!res.ok || body.data === undefined) throw { code: res.status === 400 ? 'bad_request' : `http_${res.status}`, message: body.message ?? res.statusText };
-    return body.data;
   }
 
   private send(frame: object): void {
@@ -358,6 +373,7 @@ export class LiveClient {
 
   private lost(code: number, reason: string): void {
     this.socket = undefined;
+    this.downSince ??= Date.now();
     this.ready = false;
     clearInterval(this.pingTimer);
     this.heard();
@@ -384,16 +400,21 @@ export class LiveClient {
     if (delayMs < 0 || this.closed) return this.stopped(code, reason);
     this.state = 'disconnected';
     this.emit('disconnected', { code, reason, willRetry: true, delayMs });
+    this.awaitingRetry = true;
     if (this.offline) return;
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.open(), delayMs);
   }
 
-  /** Exponential with full jitter: a crowd cut off at once does not come back at once. */
+  /** A client waiting to reconnect tries after `delayMs` instead (the network or the page is back). */
+  private retrySoon(delayMs: number): void {
+    if (!this.awaitingRetry || this.offline || this.closed) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.open(), delayMs);
+  }
+
   private backoff(): number {
-    const base = this.config.reconnectDelayMs ?? 500;
-    const ceiling = Math.min(this.config.maxReconnectDelayMs ?? 30_000, base * 2 ** this.attempt);
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    return reconnectDelay(this.config, this.downSince === undefined ? 0 : Date.now() - this.downSince);
   }
 
   /** True once the app's userTokenRefreshFunction gave a new user token; false (and the client stopped) otherwise. */

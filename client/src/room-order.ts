@@ -5,12 +5,16 @@ export type Deliver = (data: unknown, meta: EventMeta) => void;
 interface Held {
   data: unknown;
   meta: EventMeta;
+  /** The seq of the event before it in this client's stream, as the server says. */
+  prev: number | undefined;
 }
 
 /**
- * One room's events in seq order, each once. Seq grows by one per feed item, but items this
- * client may not see (shadow-banned) leave holes, and two nodes may publish out of order: an
- * event past a hole waits `windowMs` for the ones before it, then the hole is taken as real.
+ * One room's events in seq order, each once. Seq grows by one per feed item; items this client
+ * may not see (shadow-banned, deleted) leave holes, which the server names: each event's `prev`
+ * is the seq of the one before it in the stream. An event past a hole its `prev` does not account
+ * for waits `windowMs` for the ones before it (the server fills its own holes); past that the
+ * hole is not guessed over: `stalled` is called, and the client reads the room from `cursor`.
  */
 export class RoomOrder {
   /** Seq of the last event delivered; undefined until the first one (or a cursor) tells. */
@@ -22,6 +26,7 @@ export class RoomOrder {
   constructor(
     private readonly deliver: Deliver,
     private readonly windowMs: number,
+    private readonly stalled: () => void,
   ) {}
 
   /** Resume from here: the cursor and the position it holds. */
@@ -38,26 +43,40 @@ export class RoomOrder {
     this.timer = undefined;
   }
 
-  push(data: unknown, meta: EventMeta): void {
+  push(data: unknown, meta: EventMeta, prev: number | undefined): void {
     const seq = meta.seq;
     if (seq === undefined) return this.deliver(data, meta);
     if (this.last !== undefined && (seq <= this.last || this.held.has(seq))) return;
-    if (this.last !== undefined && seq !== this.last + 1) {
-      this.held.set(seq, { data, meta });
-      this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+    const held = { data, meta, prev };
+    if (!this.follows(seq, held)) {
+      this.held.set(seq, held);
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.stalled();
+      }, this.windowMs);
       return;
     }
-    this.emit(seq, { data, meta });
+    this.emit(seq, held);
     this.drain();
   }
 
-  /** Events caught up through REST: in order, without seq; the page's cursor says where they end. */
-  caughtUp(data: unknown, meta: EventMeta, seq: number | undefined): void {
+  /** Events caught up through REST, in order: each with its seq and cursor. */
+  caughtUp(data: unknown, meta: EventMeta): void {
     this.deliver(data, meta);
-    if (meta.cursor !== undefined) {
-      this.cursor = meta.cursor;
-      this.last = seq;
-    }
+    if (meta.seq !== undefined) this.last = meta.seq;
+    if (meta.cursor !== undefined) this.cursor = meta.cursor;
+  }
+
+  /**
+   * The server says where the subscription stands (its `subscribed` frame): taken unless this
+   * order is already further; a resume from here misses nothing even before a first event.
+   */
+  adopt(cursor: string, seq: number | undefined): void {
+    if (seq === undefined || (this.last !== undefined && seq <= this.last)) return;
+    this.last = seq;
+    this.cursor = cursor;
+    for (const held of this.held.keys()) if (held <= seq) this.held.delete(held);
+    this.drain();
   }
 
   private emit(seq: number, { data, meta }: Held): void {
@@ -66,22 +85,19 @@ export class RoomOrder {
     this.deliver(data, meta);
   }
 
-  private drain(): void {
-    for (let next = this.held.get((this.last as number) + 1); next !== undefined; next = this.held.get((this.last as number) + 1)) {
-      this.held.delete((this.last as number) + 1);
-      this.emit((this.last as number) + 1, next);
-    }
-    if (this.held.size === 0) this.forget();
+  /** Nothing lies between the last event handed over and this one, or only events this client may not see. */
+  private follows(seq: number, held: Held): boolean {
+    return this.last === undefined || seq === this.last + 1 || held.prev === this.last;
   }
 
-  /** The wait is over: what is held goes out in seq order, over the holes. */
-  private flush(): void {
-    this.timer = undefined;
-    const seqs = [...this.held.keys()].sort((a, b) => a - b);
-    for (const seq of seqs) {
-      const held = this.held.get(seq) as Held;
+  private drain(): void {
+    while (this.held.size > 0) {
+      const seq = Math.min(...this.held.keys());
+      const next = this.held.get(seq) as Held;
+      if (!this.follows(seq, next)) return;
       this.held.delete(seq);
-      this.emit(seq, held);
+      this.emit(seq, next);
     }
+    this.forget();
   }
 }

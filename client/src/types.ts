@@ -28,10 +28,15 @@ export interface LiveConfig {
   pingIntervalMs?: number;
   /** A socket that answers nothing this long after a ping is replaced (default 10 s). */
   pongTimeoutMs?: number;
-  /** First reconnect delay; doubles per failed attempt up to maxReconnectDelayMs, with jitter (defaults 500 ms, 30 s). */
+  /**
+   * Reconnects wait a random time (full jitter) below a ceiling: twice reconnectDelayMs, or an
+   * eighth of the outage so far once that is more, at most maxReconnectDelayMs (defaults 500 ms,
+   * 30 s). The browser's `online` event brings it back within min(reconnectDelayMs, 1 s); the page
+   * becoming visible, at once.
+   */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** How long a room event that skipped a seq waits for the ones before it (default 1 s). */
+  /** How long a room event past a hole (a seq neither it nor its `prev` accounts for) waits for the ones before it before the room is read through REST from the last event handed over (default 2 s). */
   reorderWindowMs?: number;
 }
 
@@ -39,9 +44,9 @@ export interface EventMeta {
   topic: string;
   /** `chat.event`, `comment.created`, `poll.standings`, `telemetry.snapshot`, `notification`, … */
   event: string;
-  /** Rooms: the event's position (absent for events caught up through REST). */
+  /** Rooms: the event's position in the room's feed (also on events caught up through REST). */
   seq?: number;
-  /** Rooms: the cursor to resume after this event (on caught-up events, only the last of each page). */
+  /** Rooms: the cursor to resume after this event. */
   cursor?: string;
   /** True when the event came through REST `updates` pages (more than the server's replay horizon behind). */
   catchup?: boolean;
@@ -57,6 +62,8 @@ export interface SubscribeOptions<T = unknown> {
   /** Rooms: resume after this cursor (e.g. the join result's `eventscursor.cursor`). */
   cursor?: string;
   onEvent(data: T, meta: EventMeta): void;
+  /** The server confirmed the subscription (after every reconnect); rooms: `cursor` is where it stands, so a cut from now on loses nothing. */
+  onSubscribed?(info: { topic: string; cursor: string | undefined }): void;
   /** The subscription was refused (forbidden, not_found, …) and is over, or a catch-up failed. */
   onError?(error: LiveError): void;
 }

@@ -2,6 +2,7 @@ import type { Area, Core } from '../core.js';
 import { RoomFeeds } from './feed/feed.js';
 import { chatJournalSource } from './feed/journal-source.js';
 import { createFeedWriter } from './feed/publisher.js';
+import { ROOM_KIND } from './feed/topics.js';
 import { moderationArea } from './moderation/area.js';
 import { eventRoutes } from './routes/events.js';
 import { listRoutes } from './routes/lists.js';
@@ -19,16 +20,17 @@ import { Reactions } from './services/reactions.js';
 import { RoomDirectory } from './services/room-directory.js';
 import { RoomEffects } from './services/room-effects.js';
 import { RoomLists } from './services/room-lists.js';
+import { RoomReads } from './services/room-reads.js';
 import { RoomService } from './services/room-service.js';
 import { ChatSweep } from './services/sweep.js';
 
 /** Every part of the chat core, built once per server, each from exactly what it uses. */
 function buildChat(core: Core) {
-  const { config, log, db, bus, apps, users, hooks } = core;
+  const { config, log, db, bus, apps, users, hooks, searches, limits } = core;
   const rooms = new RoomDirectory({ db, bus });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views, users });
+  const feeds = new RoomFeeds({ db, bus, rooms, views, users, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   hooks.items.add('chat', chatItemSource({ db, views }));
@@ -45,9 +47,10 @@ function buildChat(core: Core) {
     context,
     reactions: new Reactions({ db, users, posting, messages }),
     commands: new Commands({ users, posting, messages }),
-    roomService: new RoomService({ db, users, rooms, effects, participation, posting, feeds }),
-    roomLists: new RoomLists({ db, users }),
-    eventLists: new EventLists({ db, rooms, views }),
+    roomService: new RoomService({ db, bus, users, rooms, effects, participation, posting, feeds }),
+    roomLists: new RoomLists({ db, users, searches }),
+    eventLists: new EventLists({ db, rooms, views, searches }),
+    limits,
     sweep: new ChatSweep({ db, apps, rooms, participation, posting, sessionIdleSeconds: config.sessionIdleSeconds }),
   };
 }
@@ -56,9 +59,10 @@ function buildChat(core: Core) {
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
   const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
-  core.topics.register('room', {
+  const roomReads = new RoomReads({ db: core.db, rooms: chat.rooms, roomLists: chat.roomLists, moderatedView: moderation.roomView, maxBytes: core.config.crowdReadsCacheBytes });
+  core.topics.register(ROOM_KIND, {
     exists: (app, id) => chat.feeds.assertExists(app, id),
-    replay: (app, id, cursor, limit) => chat.feeds.since(app, id, cursor, limit),
+    replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),
     doc: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },
   });
   core.users.onPurge((app, userId, byUserId) => chat.messages.purgeEverywhere(app, userId, byUserId));
@@ -73,7 +77,7 @@ export function chatArea(core: Core): Area {
   }, every);
   timer.unref();
   return {
-    routes: [...roomRoutes({ ...chat, moderatedView: moderation.roomView }), ...participationRoutes(chat), ...eventRoutes(chat), ...listRoutes(chat), ...moderation.routes],
+    routes: [...roomRoutes({ ...chat, roomReads }), ...participationRoutes(chat), ...eventRoutes(chat), ...listRoutes(chat), ...moderation.routes],
     async close() {
       clearInterval(timer);
       await sweeping;

@@ -111,6 +111,8 @@ export const DeleteEvent = v.object({ userid: v.optional(text(250)) });
 
 /** updates and the scroll-back lists; userid names the reader, who sees their own shadow-banned events. */
 export const FeedPaging = v.object({ ...paging(100, 500), userid: v.optional(text(250)) });
+/** `updates`; `positions` adds each event's feed position (seq, cursor) beside `events`, for clients that order or resume by it. */
+export const Updates = v.object({ ...FeedPaging.entries, positions: v.optional(flag(), false) });
 export const History = v.object(paging(100, 2000));
 export const ByType = v.object({ ...paging(100, 500), eventtype: requiredText(50) });
 export const ByTimestamp = v.object({ limitolder: v.optional(integer(0, 500), 20), limitnewer: v.optional(integer(0, 500), 20), userid: v.optional(text(250)) });

@@ -22,7 +22,7 @@ export function commentsArea(core: Core): Area {
   const { db, bus, users, hooks, log } = core;
   const cache = new PageCache(bus);
   const tallies = new TallyWriter({ db, log, shown: core.config.reactionUsersShown, maxTypes: core.config.reactionTypesMax });
-  const conversations = new Conversations({ db, cache, users, tallies });
+  const conversations = new Conversations({ db, bus, cache, users, tallies });
   const reader = new Reader({ db, users, cache, conversations });
   const publishing = new Publishing({ bus, cache, hooks, reader });
   const writer = new CommentWriter({ db, log });

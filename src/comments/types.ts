@@ -4,6 +4,9 @@ import type { commentConversations, comments } from '../db/schema/comments.js';
 export type Conversation = typeof commentConversations.$inferSelect;
 export type Comment = typeof comments.$inferSelect;
 
+/** Moderation holds the comment back (pending, flagged or rejected): it is shown in no list (activeUnlessHeld is the same rule in SQL). */
+export const isHeld = (comment: Comment): boolean => comment.moderation !== 'na' && comment.moderation !== 'approved';
+
 /** A comment with its conversation. */
 export interface CommentIn {
   comment: Comment;

@@ -21,6 +21,11 @@ export function violatedUniqueIndex(err: unknown): string | undefined {
   return pg?.code === '23505' ? (pg.constraint ?? '') : undefined;
 }
 
+/** True when the statement was cancelled by its statement_timeout (SQLSTATE 57014). */
+export function isStatementTimeout(err: unknown): boolean {
+  return pgError(err)?.code === '57014';
+}
+
 /** True when a row pointed at something deleted meanwhile (a comment's conversation). */
 export function violatedForeignKey(err: unknown): boolean {
   return pgError(err)?.code === '23503';

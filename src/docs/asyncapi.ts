@@ -34,10 +34,14 @@ const serverFrames = (topic: JsonSchema): Record<string, { summary: string; payl
     payload: frame('ready', { appid: str, userid: { type: ['string', 'null'] }, role: { enum: ['user', 'moderator', 'admin', null] } }, ['appid', 'userid', 'role']),
   },
   subscribed: {
-    summary: 'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events.',
-    payload: frame('subscribed', { topic, resumed: { type: 'boolean' } }, ['topic']),
+    summary:
+      'The subscription is active; with a cursor (resumed: true) it comes once the cursor proved valid, before the replayed events; without one, a topic that can resume (rooms) adds its current cursor and seq: resume from there.',
+    payload: frame('subscribed', { topic, resumed: { type: 'boolean' }, cursor: str, seq: { type: 'integer' } }, ['topic']),
   },
-  unsubscribed: { summary: 'After unsubscribe.', payload: frame('unsubscribed', { topic }, ['topic']) },
+  unsubscribed: {
+    summary: "After unsubscribe; or unasked, with a reason, when the topic's object is gone (reason deleted: a room was deleted).",
+    payload: frame('unsubscribed', { topic, reason: str }, ['topic']),
+  },
   error: {
     summary: 'A frame was refused; the socket stays open.',
     payload: frame('error', { code: { enum: [...ERROR_CODES] }, message: str, topic }, ['code', 'message']),
@@ -54,7 +58,15 @@ const eventPayload = (kind: string, def: TopicKindDef): JsonSchema =>
       event: { enum: def.doc.events },
       data: { type: 'object', description: 'The object REST returns.' },
       ...(def.replay !== undefined
-        ? { seq: { type: 'integer', description: 'Per room, +1 per feed item.' }, cursor: { type: 'string', description: 'The REST updates cursor after this item.' } }
+        ? {
+            seq: { type: 'integer', description: 'Per room, +1 per feed item.' },
+            prev: {
+              type: 'integer',
+              description:
+                "The seq of the event before this one in this stream: when it is not seq - 1, the items between are ones this subscriber may not see (shadow-banned, deleted), not a loss. Absent on a node's first event of the topic.",
+            },
+            cursor: { type: 'string', description: 'The REST updates cursor after this item.' },
+          }
         : {}),
     },
     ['topic', 'event', 'data', ...(def.replay !== undefined ? ['seq', 'cursor'] : [])],

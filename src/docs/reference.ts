@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { RouteDef } from '../http/route.js';
+import { getAndHead } from '../http/head.js';
 import { sendPlain } from '../http/plain.js';
 import { asyncApiDocument, type Protocol } from './asyncapi.js';
 import { openApiDocument } from './openapi.js';
@@ -51,19 +52,19 @@ export function attachReference(app: TemplatedApp, routes: readonly RouteDef[], 
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const loaded = new Map<string, Buffer>();
 
-  app.get('/openapi.json', (res) => sendPlain(res, 200, JSON_TYPE, openApi));
-  app.get('/asyncapi.json', (res) => sendPlain(res, 200, JSON_TYPE, asyncApi));
-  app.get('/docs', (res) => sendPlain(res, 200, 'text/html; charset=utf-8', PAGE));
-  app.get('/docs/init.js', (res) => sendPlain(res, 200, 'text/javascript; charset=utf-8', INIT));
-  app.get('/docs/:file', (res, req) => {
+  getAndHead(app, '/openapi.json', (res, _req, head) => sendPlain(res, 200, JSON_TYPE, openApi, [], head));
+  getAndHead(app, '/asyncapi.json', (res, _req, head) => sendPlain(res, 200, JSON_TYPE, asyncApi, [], head));
+  getAndHead(app, '/docs', (res, _req, head) => sendPlain(res, 200, 'text/html; charset=utf-8', PAGE, [], head));
+  getAndHead(app, '/docs/init.js', (res, _req, head) => sendPlain(res, 200, 'text/javascript; charset=utf-8', INIT, [], head));
+  getAndHead(app, '/docs/:file', (res, req, head) => {
     const file = req.getParameter(0) ?? '';
     const type = ASSETS.get(file);
-    if (type === undefined) return sendPlain(res, 404, 'text/plain; charset=utf-8', 'Not found.\n');
+    if (type === undefined) return sendPlain(res, 404, 'text/plain; charset=utf-8', 'Not found.\n', [], head);
     let body = loaded.get(file);
     if (body === undefined) {
       body = readFileSync(join(assetDir, file));
       loaded.set(file, body);
     }
-    sendPlain(res, 200, type, body, [['cache-control', 'public, max-age=86400']]);
+    sendPlain(res, 200, type, body, [['cache-control', 'public, max-age=86400']], head);
   });
 }

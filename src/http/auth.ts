@@ -63,6 +63,9 @@ export function assertActingAs(ctx: RequestContext, userid: string): void {
   if (!mayActAs(ctx.actor, userid)) throw forbidden('The user token does not allow acting as another user.');
 }
 
+/** True when assertActingAs would let the request act as `userid`: the user's own token, a moderator's or admin's, or the server token alone. */
+export const mayActFor = (ctx: RequestContext, userid: string): boolean => (ctx.actor === null ? trustedBackend(ctx) : mayActAs(ctx.actor, userid));
+
 /** The user whose private view a request may take: the one named when the caller may act as them, else the user token's. */
 export function viewerOf(ctx: RequestContext, userid: string | undefined): string | undefined {
   if (userid === undefined || userid === '' || (ctx.actor === null && !trustedBackend(ctx)) || !mayActAs(ctx.actor, userid)) return ctx.actor?.userid;

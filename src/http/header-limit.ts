@@ -7,5 +7,7 @@
  */
 export const HEADERS_LIMIT = 16 * 1024;
 const UWS_HEADERS_LIMIT = 64 * 1024;
+/** The 431 answer's message, for the REST routes and the event streams alike. */
+export const HEADERS_TOO_LARGE = `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`;
 
 process.env['UWS_HTTP_MAX_HEADERS_SIZE'] ??= String(UWS_HEADERS_LIMIT);

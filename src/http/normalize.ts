@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { unstorable } from './storable.js';
+import { decodeComponent, ENCODING_REFUSED, unstorable } from './storable.js';
 
 /** Deeper JSON is refused: no field of the API nests beyond a few levels, and every walk below recurses. */
 export const MAX_DEPTH = 64;
@@ -81,15 +81,25 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Query string to an object with folded keys; a repeated key becomes an array; an empty value counts as absent; a key or value holding NUL (%00) is refused. */
+/**
+ * Query string to an object with folded keys; a repeated key becomes an array; an empty value
+ * counts as absent; a key or value whose escapes do not decode, or that holds NUL (%00), is
+ * refused, naming it.
+ */
 export function parseQuery(raw: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (raw === '') return out;
-  for (const [key, value] of new URLSearchParams(raw)) {
-    if (value === '') continue;
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const key = decodeComponent(equals < 0 ? pair : pair.slice(0, equals), true);
+    if (key === undefined) throw queryRefused('query', `names ${ENCODING_REFUSED}`);
     const folded = key.toLowerCase();
+    const value = equals < 0 ? '' : decodeComponent(pair.slice(equals + 1), true);
+    if (value === undefined) throw queryRefused(folded, ENCODING_REFUSED);
     const reason = unstorable(folded) ?? unstorable(value);
-    if (reason !== undefined) throw badRequest(`Invalid query: ${folded} ${reason}`, { [folded]: reason });
+    if (reason !== undefined) throw queryRefused(folded, reason);
+    if (value === '') continue;
     const seen = Object.hasOwn(out, folded) ? out[folded] : undefined;
     if (seen === undefined) setOwn(out, folded, value);
     else if (Array.isArray(seen)) seen.push(value);
@@ -97,3 +107,5 @@ export function parseQuery(raw: string): Record<string, string | string[]> {
   }
   return out;
 }
+
+const queryRefused = (field: string, reason: string) => badRequest(`Invalid query: ${field} ${reason}`, { [field]: reason });

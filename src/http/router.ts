@@ -13,7 +13,10 @@ export type Match = { kind: 'found'; route: RouteDef; params: Record<string, str
 /** Matches of recent request lines: the same few URLs (a busy room's) come again and again. */
 const MATCH_CACHE_SIZE = 4096;
 
-/** A segment trie: fixed segments win over parameters; trailing and doubled slashes are ignored. */
+/**
+ * A segment trie: fixed segments win over parameters; trailing and doubled slashes are ignored.
+ * Parameters are given as they came (percent-encoded): decodePathParams decodes and checks them.
+ */
 export class Router {
   private readonly root = newNode();
   private readonly recent = new Map<string, Match>();
@@ -72,17 +75,9 @@ function* walk(node: Node, segments: string[], index: number, params: Record<str
   const segment = segments[index] as string;
   const fixed = node.fixed.get(segment);
   if (fixed !== undefined) yield* walk(fixed, segments, index + 1, params);
-  if (node.param !== undefined) yield* walk(node.param.node, segments, index + 1, { ...params, [node.param.name]: decodeSegment(segment) });
+  if (node.param !== undefined) yield* walk(node.param.node, segments, index + 1, { ...params, [node.param.name]: segment });
 }
 
 function split(path: string): string[] {
   return path.split('/').filter((s) => s !== '');
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

@@ -8,7 +8,7 @@ import type { Limits } from '../limits/limits.js';
 import type { Logger } from '../logger.js';
 import { RequestMetrics } from '../metrics/http.js';
 import { assertClientAccess, authenticateApp, verifyUserToken } from './auth.js';
-import { readBody, type BodyResult } from './body.js';
+import { NOT_UTF8, readBody, type BodyResult } from './body.js';
 import type { CorsPolicy } from './cors.js';
 import type { Drain } from './drain.js';
 import { envelope, envelopeAroundJson, envelopeAroundPieces } from './envelope.js';
@@ -17,15 +17,16 @@ import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
 import type { Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
-import { isMethod, notAMethod } from './request-line.js';
-import { HEADERS_LIMIT } from './header-limit.js';
+import { isMethod, methodNotAllowed, notAMethod } from './request-line.js';
+import { endAnswer } from './head.js';
+import { HEADERS_LIMIT, HEADERS_TOO_LARGE } from './header-limit.js';
 import { statusLine } from './status.js';
 import { mayHoldUnstorable } from './storable.js';
-import { validate, validatePathParams } from './validation.js';
+import { decodePathParams, validate } from './validation.js';
 
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const CORS_HEADERS = 'content-type, x-api-token, x-manage-token, authorization, x-request-id';
-const CORS_METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
+const CORS_METHODS = 'GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS';
 const EXPOSED_HEADERS = `x-request-id, allow, ${RATE_LIMIT_HEADERS}`;
 
 export interface HttpDeps {
@@ -105,8 +106,10 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       settle();
     });
     let matched: RouteDef | undefined;
+    // HEAD is answered as GET, without the body; so are its refusals.
+    const head = incoming.method === 'HEAD';
     const respond = (status: number, body: string | Buffer, extra?: [string, string][], close = false) => {
-      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close || deps.drain.draining);
+      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close || deps.drain.draining, head);
       settle();
       const ms = performance.now() - state.started;
       metrics.observe(matched, status, ms);
@@ -128,16 +131,18 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     const address = () => (state.aborted ? '' : deps.limits.address(Buffer.from(res.getRemoteAddressAsText()).toString(), incoming.forwardedFor));
 
     if (!isMethod(incoming.method)) return respond(400, notAMethod(incoming.method), undefined, true);
-    if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, `The request line and headers are larger than ${HEADERS_LIMIT} bytes.`, null));
-    const method = incoming.method;
+    if (incoming.headerBytes > HEADERS_LIMIT) return respond(431, envelope(431, HEADERS_TOO_LARGE, null));
+    const method = head ? 'GET' : incoming.method;
     const match = METHODS.has(method) ? router.match(method as Method, incoming.url) : ({ kind: 'none' } as const);
-    if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${method} ${incoming.url}.`, null));
+    if (match.kind === 'none') return respond(404, envelope(404, `No endpoint at ${incoming.method} ${incoming.url}.`, null));
     if (match.kind === 'wrong-method') {
-      return respond(405, envelope(405, `Method ${method} is not allowed here; use ${match.allowed.join(', ')}.`, null), [['allow', match.allowed.join(', ')]]);
+      const allowed = match.allowed.includes('GET') ? [...match.allowed, 'HEAD'] : match.allowed;
+      return respond(405, methodNotAllowed(incoming.method, allowed), [['allow', allowed.join(', ')]]);
     }
     matched = match.route;
     const run = (body: BodyResult | undefined) => {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
+      if (body?.kind === 'not-utf8') return respond(400, envelope(400, `Invalid body: ${NOT_UTF8}.`, null, { body: NOT_UTF8 }));
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
         respond(status, replyBody(status, reply));
@@ -172,13 +177,15 @@ function readIncoming(req: HttpRequest): Incoming {
   };
 }
 
-async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, params: Record<string, string>, incoming: Incoming, address: () => string, bodyText: string): Promise<Reply> {
+async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, rawParams: Record<string, string>, incoming: Incoming, address: () => string, bodyText: string): Promise<Reply> {
   const scope = route.scope ?? 'app';
   let app = undefined as unknown as RequestContext['app'];
   let tokenScope: TokenScope = 'server';
   let actor: Actor | null = null;
   const lockedOut = scope === 'public' ? undefined : deps.limits.lockout(address);
   if (lockedOut !== undefined) throw lockedOut;
+  // Before anything reads them, the application's id included.
+  const params = decodePathParams(rawParams);
   try {
     if (scope === 'manage') {
       const given = Buffer.from(incoming.manageToken);
@@ -196,7 +203,6 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, para
     throw err;
   }
   if (tokenScope === 'client') assertClientAccess(route, actor);
-  validatePathParams(params);
   let log: RequestContext['log'] | undefined;
   const ctx: RequestContext = {
     requestId: incoming.requestId,
@@ -242,7 +248,17 @@ function parseJsonBody(text: string): unknown {
 }
 
 /** `close`: the connection is closed after the answer (uWS then sends `Connection: close`). */
-function send(res: HttpResponse, state: State, status: number, body: string | Buffer, requestId: string, allowOrigin: string, extra: [string, string][] | undefined, close: boolean): void {
+function send(
+  res: HttpResponse,
+  state: State,
+  status: number,
+  body: string | Buffer,
+  requestId: string,
+  allowOrigin: string,
+  extra: [string, string][] | undefined,
+  close: boolean,
+  head: boolean,
+): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(status));
@@ -252,6 +268,6 @@ function send(res: HttpResponse, state: State, status: number, body: string | Bu
     res.writeHeader('x-request-id', requestId);
     res.writeHeader('access-control-expose-headers', EXPOSED_HEADERS);
     if (extra !== undefined) for (const [name, value] of extra) res.writeHeader(name, value);
-    res.end(body, close);
+    endAnswer(res, body, head, close);
   });
 }

@@ -22,3 +22,21 @@ export function unstorable(text: string): string | undefined {
  * of its strings.
  */
 export const mayHoldUnstorable = (json: string): boolean => json.includes('\\u');
+
+/** Why a URL component whose escapes do not decode (`%zz`, a lone `%`, invalid or overlong UTF-8 such as `%C0%AF`) is refused. */
+export const ENCODING_REFUSED = 'must be valid UTF-8, percent-encoded';
+
+/**
+ * A percent-encoded URL component as text, or undefined when its escapes do not decode: it is
+ * refused, never guessed at (URLSearchParams would turn an overlong form into U+FFFD, a lenient
+ * decoder would keep `%C0%AF` as it came). `plusIsSpace` for query strings.
+ */
+export function decodeComponent(raw: string, plusIsSpace: boolean): string | undefined {
+  const text = plusIsSpace && raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
-import { unstorable } from './storable.js';
+import { decodeComponent, ENCODING_REFUSED, unstorable } from './storable.js';
 
 export type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -18,16 +18,23 @@ export function validate<S extends AnySchema>(schema: S, input: unknown, what: s
 }
 
 /**
- * Postgres text cannot hold NUL, so a path parameter with one (%00) would fail its query as a
- * server error: every route refuses it here instead, naming the parameter.
+ * The route's path parameters (ids, raw as the router matched them) decoded and checked, before
+ * any reaches a store: escapes that do not decode (invalid or overlong UTF-8) and text Postgres
+ * cannot hold (NUL, %00, which would fail its query as a server error) are refused, naming the
+ * parameter. Query strings (parseQuery), bodies (normalizeBody) and WebSocket frames apply the
+ * same two checks, so an id is refused the same way wherever it comes from.
  */
-export function validatePathParams(params: Record<string, string>): void {
+export function decodePathParams(raw: Record<string, string>): Record<string, string> {
   let errors: Record<string, string> | undefined;
-  for (const [name, value] of Object.entries(params)) {
-    const reason = unstorable(value);
+  const params: Record<string, string> = {};
+  for (const [name, segment] of Object.entries(raw)) {
+    const value = decodeComponent(segment, false);
+    const reason = value === undefined ? ENCODING_REFUSED : unstorable(value);
     if (reason !== undefined) (errors ??= {})[name] = reason;
+    else params[name] = value as string;
   }
   if (errors !== undefined) throw invalid('path', errors);
+  return params;
 }
 
 function invalid(what: string, errors: Record<string, string>) {

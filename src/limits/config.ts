@@ -6,10 +6,13 @@ export interface Rate {
   seconds: number;
 }
 
-/** The per-user write budgets; each route that writes names the one it draws on. */
-export type WriteLimit = 'chat' | 'comments' | 'votes' | 'reports' | 'rooms' | 'users' | 'joins' | 'telemetry' | 'polls' | 'notifications' | 'moderation';
+/**
+ * The per-user budgets; each route that writes names the one it draws on, and so do the searches
+ * (`searches`: the one read budget, for the reads that cost the database most).
+ */
+export type WriteLimit = 'chat' | 'comments' | 'votes' | 'reports' | 'rooms' | 'users' | 'joins' | 'telemetry' | 'polls' | 'notifications' | 'moderation' | 'searches';
 
-export const WRITE_LIMITS: readonly WriteLimit[] = ['chat', 'comments', 'votes', 'reports', 'rooms', 'users', 'joins', 'telemetry', 'polls', 'notifications', 'moderation'];
+export const WRITE_LIMITS: readonly WriteLimit[] = ['chat', 'comments', 'votes', 'reports', 'rooms', 'users', 'joins', 'telemetry', 'polls', 'notifications', 'moderation', 'searches'];
 
 /** Long-lived connections (WebSockets, event streams) per process (README, Connections). */
 export interface ConnectionLimitConfig {
@@ -69,6 +72,7 @@ export const RATE_LIMIT_ENV = {
   RATE_LIMIT_POLLS: v.optional(rate, '60/1m'),
   RATE_LIMIT_NOTIFICATIONS: v.optional(rate, '60/1m'),
   RATE_LIMIT_MODERATION: v.optional(rate, '300/1m'),
+  RATE_LIMIT_SEARCHES: v.optional(rate, '30/10s'),
   RATE_LIMIT_WS_FRAMES: v.optional(rate, '300/10s'),
   WS_MAX_CONNECTIONS: v.optional(count),
   WS_MAX_CONNECTIONS_PER_ADDRESS: v.optional(count, '5000'),
@@ -94,6 +98,7 @@ export function rateLimitConfig(e: Env): RateLimitConfig {
       polls: e.RATE_LIMIT_POLLS,
       notifications: e.RATE_LIMIT_NOTIFICATIONS,
       moderation: e.RATE_LIMIT_MODERATION,
+      searches: e.RATE_LIMIT_SEARCHES,
     },
     wsFrames: e.RATE_LIMIT_WS_FRAMES,
     connections: { max: e.WS_MAX_CONNECTIONS, perAddress: e.WS_MAX_CONNECTIONS_PER_ADDRESS },

@@ -19,6 +19,7 @@ const REFUSALS: Record<WriteLimit, string> = {
   polls: 'Too many poll changes by this user.',
   notifications: 'Too many notification changes by this user.',
   moderation: 'Too many moderation and administration actions by this user.',
+  searches: "Too many searches by this user (or, without a user token, by this application's client token).",
 };
 
 /**
@@ -67,15 +68,29 @@ class Budget {
  * its writes is counted; a server token naming no user is the deployment's own backend and is not.
  */
 function writer(kind: WriteLimit, ctx: RequestContext): string | undefined {
+  if (kind === 'searches') return searcher(ctx);
   if (writerKnownWithoutBody(kind, ctx.actor)) return ctx.actor?.userid;
   const named = ((ctx.body ?? ctx.query) as { userid?: unknown } | undefined)?.userid;
   if (typeof named === 'string') return named;
   return ctx.actor?.userid;
 }
 
+/**
+ * Who a search counts against: the user token's user, whatever it names in the body (user/search's
+ * `userid` is a search term); a client token without one, the application's anonymous readers
+ * together (one client token cannot occupy the database); a server token without one, nobody.
+ */
+function searcher(ctx: RequestContext): string | undefined {
+  if (ctx.actor !== null) return ctx.actor.userid;
+  return ctx.scope === 'client' ? ANONYMOUS_SEARCHER : undefined;
+}
+
+/** Not a userid: userids are non-empty text, and this one is a control character. */
+const ANONYMOUS_SEARCHER = '\u0001client-token';
+
 /** Whether the user a write counts against follows from the credentials alone, before the body is read. */
 export function writerKnownWithoutBody(kind: WriteLimit, actor: Actor | null): boolean {
-  return actor !== null && (actor.role === 'user' || kind === 'moderation');
+  return kind === 'searches' || (actor !== null && (actor.role === 'user' || kind === 'moderation'));
 }
 
 /** Writes per user and application; chat per user and room. */

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { AggregatorRegistry, collectDefaultMetrics } from 'prom-client';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { envelope } from '../http/envelope.js';
+import { getAndHead } from '../http/head.js';
 import { sendPlain } from '../http/plain.js';
 import { registry } from './registry.js';
 import { threadSnapshots, type MetricsSnapshot } from './threads.js';
@@ -25,13 +26,13 @@ export function attachMetrics(app: TemplatedApp, token: string | undefined): voi
     defaultsCollected = true;
   }
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
-  app.get('/metrics', (res, req) => {
+  getAndHead(app, '/metrics', (res, req, head) => {
     if (expected !== undefined) {
       const given = Buffer.from(req.getHeader('authorization'));
-      if (given.length === 0) return sendPlain(res, 401, JSON_TYPE, envelope(401, 'Metrics need Authorization: Bearer <METRICS_TOKEN>.', null), [['www-authenticate', 'Bearer']]);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return sendPlain(res, 403, JSON_TYPE, envelope(403, 'The metrics token is not valid.', null));
+      if (given.length === 0) return sendPlain(res, 401, JSON_TYPE, envelope(401, 'Metrics need Authorization: Bearer <METRICS_TOKEN>.', null), [['www-authenticate', 'Bearer']], head);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return sendPlain(res, 403, JSON_TYPE, envelope(403, 'The metrics token is not valid.', null), [], head);
     }
-    sendPlain(res, 200, registry.contentType, render());
+    sendPlain(res, 200, registry.contentType, render(), [], head);
   });
 }
 

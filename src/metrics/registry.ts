@@ -47,6 +47,14 @@ export const wsMetrics = {
 
 export const sseMetrics = {
   connections: new ValueFamily(registry, `${PREFIX}sse_connections`, 'Open server-sent event streams (GET /api/v3/{appid}/sse)', 'gauge', []).cell(),
+  /** Each one is called with every live item of its topic: it must go with its subscriber. */
+  liveListeners: new ValueFamily(
+    registry,
+    `${PREFIX}live_listeners`,
+    "Listeners on live topics besides uWS's own: each event stream's topics, and each WebSocket resume still replaying or in its grace period",
+    'gauge',
+    [],
+  ).cell(),
 };
 
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);
@@ -63,6 +71,15 @@ export const busMetrics = {
     [],
   ).cell(),
   reconnects: new ValueFamily(registry, `${PREFIX}bus_reconnects_total`, 'Redis bus connections established again after being lost', 'counter', []).cell(),
+  /** Live items not sent to other nodes (the link was down, or Redis refused them): their nodes read them from the feed. */
+  unsent: busMessages.cell('unsent'),
+  outages: new ValueFamily(registry, `${PREFIX}bus_outages_total`, "Times this node's link to the other nodes (Redis) was lost", 'counter', []).cell(),
+};
+
+/** Holes in live topics this node filled from the feed (lost bus messages, items out of order, items subscribers may not see). */
+export const gapMetrics = {
+  fills: new ValueFamily(registry, `${PREFIX}live_gap_fills_total`, "Reads of a live topic's feed to fill a hole in what this node delivered (once per topic, not per socket)", 'counter', []).cell(),
+  filledEvents: new ValueFamily(registry, `${PREFIX}live_gap_filled_events_total`, 'Live items delivered from the feed because the bus had not brought them in order', 'counter', []).cell(),
 };
 
 const commitBatchSize = new HistogramFamily(registry, `${PREFIX}group_commit_batch_size`, 'Items written together by one group-commit write, per writer', ['writer'], SIZE_BUCKETS);

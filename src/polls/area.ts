@@ -13,7 +13,7 @@ export function pollsArea(core: Core): Area {
   const { db, log } = core;
   const standings = new StandingsPush({ db, bus: core.bus, log });
   core.topics.register('poll', { doc: { events: ['poll.standings'], who: 'anyone with the app token; data is the standings REST object' } });
-  const polls = new PollService({ db, standings });
+  const polls = new PollService({ db, bus: core.bus, standings });
   const responses = new ResponseService({ db, polls });
   const votes = new VoteBatcher({ db, log, standings });
   return {

@@ -46,7 +46,15 @@ export class Backpressure {
 
   /** A frame was sent to one socket or published to many. */
   sent(frame: string): void {
-    const bytes = Buffer.byteLength(frame) + FRAME_HEADER_BYTES;
+    this.sentBytes(Buffer.byteLength(frame) + FRAME_HEADER_BYTES);
+  }
+
+  /** `frames` frames of `payload` bytes in all were sent to one socket. */
+  sentMany(payload: number, frames: number): void {
+    this.sentBytes(payload + frames * FRAME_HEADER_BYTES);
+  }
+
+  private sentBytes(bytes: number): void {
     this.sinceFullLook += bytes;
     this.sinceSweep += bytes;
     if (this.pending === undefined && this.arm !== undefined) this.pending = this.arm();

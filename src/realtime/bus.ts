@@ -13,6 +13,12 @@ export interface BusMessage {
 
 export type BusHandler = (appId: string, message: BusMessage) => void;
 
+/** A loss of the cross-node link, told when it is over. */
+export interface BusOutage {
+  /** From the first connection lost to every subscription in force again. */
+  downMs: number;
+}
+
 export interface Bus {
   readonly kind: 'memory' | 'redis';
   /** A live item of `message.topic`: reaches the nodes that take an interest in that topic. */
@@ -39,7 +45,7 @@ export interface Bus {
   /** Handlers see every message this node receives; returns the unsubscribe function. */
   onMessage(handler: BusHandler): () => void;
   /** Called after the cross-node link comes back, every interest in force again: messages sent meanwhile may have been lost. */
-  onReconnect(handler: () => void): () => void;
+  onReconnect(handler: (outage: BusOutage) => void): () => void;
   /** True when messages published now reach every node. */
   isConnected(): boolean;
   close(): Promise<void>;

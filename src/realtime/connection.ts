@@ -67,6 +67,27 @@ export function sendFrame(ws: Socket, frame: string, backpressure: Backpressure)
   wsMetrics.framesSentDirect.inc();
 }
 
+/** Frames made once for many (a replay slice), sent corked into one write; like sendFrame, a slow consumer is closed instead. */
+export function sendFrames(ws: Socket, frames: readonly Buffer[], backpressure: Backpressure): void {
+  const conn = ws.getUserData();
+  if (conn.closed) return;
+  if (ws.getBufferedAmount() > backpressure.limit) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  let bytes = 0;
+  let dropped = false;
+  ws.cork(() => {
+    for (const frame of frames) {
+      if (ws.send(frame) === 2) {
+        dropped = true;
+        return;
+      }
+      bytes += frame.length;
+    }
+  });
+  if (dropped) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
+  backpressure.sentMany(bytes, frames.length);
+  wsMetrics.framesSentDirect.inc(frames.length);
+}
+
 export function sendError(ws: Socket, backpressure: Backpressure, code: ErrorCode, message: string, topic?: string): void {
   sendFrame(ws, errorFrame(code, message, topic), backpressure);
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import type { ClientFrames, FrameHandler } from './client-frames.js';
 import type { Backpressure } from './backpressure.js';
+import type { LiveHub } from './hub.js';
 import { closeSocket, newConnection, sendError, sendFrame, type Connection, type Socket } from './connection.js';
 import { AUTH_TIMEOUT_MS, CLOSE, goingAwayReason, HARD_FRAME_BYTES, MAX_FRAME_BYTES, type ProtocolFrame, reconnectDelayMs } from './protocol.js';
 import { refuseConnection } from './admission.js';
@@ -31,6 +32,7 @@ export interface EndpointDeps {
   frames: ClientFrames;
   subscriptions: Subscriptions;
   backpressure: Backpressure;
+  hub: LiveHub;
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
@@ -45,6 +47,9 @@ export class Endpoint {
       this.closeRevokedSockets().catch((err: unknown) => deps.log.warn({ err }, 'checking open sockets for revoked tokens failed'));
     });
     this.backpressure.sweepAfterSends(() => this.closeSlowConsumers(), BACKPRESSURE_CHECK_MS);
+    deps.hub.onEnded((appId, end) => {
+      for (const ws of this.sockets) deps.subscriptions.ended(ws, appId, end);
+    });
   }
 
   /** After a bus outage: sockets whose API token no longer exists are closed as a revocation would have. */
@@ -124,7 +129,7 @@ export class Endpoint {
    * socket upgraded later (res.cork(() => res.upgrade(...))) right after its open, at random
    * (its cork reads the response's connection-close flag from memory the WebSocket no longer
    * owns; fixed upstream in uWebSockets#1929). An application that does not exist is found at
-   * authentication: its token is not the application's (4003).
+   * authentication: its token is not the application's (4003); without a token, right after the open.
    */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
     const method = req.getCaseSensitiveMethod();
@@ -154,6 +159,17 @@ export class Endpoint {
       return;
     }
     conn.authTimer = setTimeout(() => closeSocket(ws, CLOSE.authRequired, 'authentication timed out'), AUTH_TIMEOUT_MS);
+    conn.queue = conn.queue.then(() => this.refuseUnknownApp(ws));
+  }
+
+  /** A socket that will authenticate by frame, on the path of an application that does not exist: closed at once, as its token would be refused. */
+  private async refuseUnknownApp(ws: Socket): Promise<void> {
+    const conn = ws.getUserData();
+    // A database outage leaves the answer to the auth frame (or the timeout).
+    const app = await this.deps.apps.get(conn.appId).catch(() => null);
+    if (app !== undefined || conn.closed || conn.app !== undefined) return;
+    clearTimeout(conn.authTimer);
+    await this.refuseCredentials(ws, 'application not found');
   }
 
   private async authenticate(ws: Socket, token: string, jwt: string | undefined): Promise<void> {

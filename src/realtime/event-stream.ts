@@ -1,5 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { jsonOnce } from '../json-once.js';
+import { endAnswer } from '../http/head.js';
 import { statusLine } from '../http/status.js';
 import { envelope } from '../http/envelope.js';
 import type { LiveMessage } from './live.js';
@@ -16,17 +17,26 @@ export class EventStream {
   started = false;
   private unsent = 0;
   private readonly onEnd: (() => void)[] = [];
+  /** Text held while `batch` runs, written at its end. */
+  private batched: string[] | undefined;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly headers: [string, string][],
     private readonly maxUnsent: number,
+    /** Answering HEAD: refusals and the opening carry no body. */
+    private readonly head = false,
   ) {
     res.onAborted(() => this.ended());
     res.onWritable(() => {
       this.unsent = 0;
       return true;
     });
+  }
+
+  /** Bytes written that the reader has not taken in yet (as far as uWS has told). */
+  get unsentBytes(): number {
+    return this.unsent;
   }
 
   /** Called once the stream ends (at once if it already has). */
@@ -41,9 +51,38 @@ export class EventStream {
     this.write(`${head}event:${message.type}\ndata:${jsonOnce(message.data)}\n\n`);
   }
 
-  /** Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's EventSource opens. */
-  open(): void {
-    if (!this.started) this.comment('ok');
+  /** What `send` writes goes out as one write. */
+  batch(send: () => void): void {
+    if (this.batched !== undefined) return send();
+    this.batched = [];
+    try {
+      send();
+    } finally {
+      const text = this.batched.join('');
+      this.batched = undefined;
+      if (text !== '') this.write(text);
+    }
+  }
+
+  /**
+   * Sends the status and headers (with a first comment) if nothing has gone out yet: the browser's
+   * EventSource opens. `id` (the stream's position) is its Last-Event-ID from then on, so a cut
+   * before the first event still resumes from here.
+   */
+  open(id: string | undefined): void {
+    if (!this.started) this.write(id === undefined ? ':ok\n\n' : `id:${id}\n:ok\n\n`);
+  }
+
+  /** To HEAD: the status and headers the stream would open with, and the end. */
+  headersOnly(): void {
+    if (this.closed) return;
+    this.res.cork(() => {
+      this.res.writeStatus('200 OK');
+      for (const [name, value] of this.headers) this.res.writeHeader(name, value);
+      // As GET's stream is sent. Without a length or this, clients (Node's) take the connection as ending here and drop it.
+      this.res.writeHeader('transfer-encoding', 'chunked').endWithoutBody();
+    });
+    this.ended();
   }
 
   /** A comment line: keeps proxies and the browser from thinking the stream dead. */
@@ -62,13 +101,17 @@ export class EventStream {
     if (this.closed) return;
     this.res.cork(() => {
       if (this.started) this.res.end();
-      else this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8').end(body);
+      else endAnswer(this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8'), body, this.head);
     });
     this.ended();
   }
 
   private write(text: string): void {
     if (this.closed) return;
+    if (this.batched !== undefined) {
+      this.batched.push(text);
+      return;
+    }
     this.res.cork(() => {
       if (!this.started) {
         this.started = true;

@@ -1,10 +1,12 @@
 import type { TemplatedApp } from 'uWebSockets.js';
+import type { Application } from '../apps/types.js';
 import { jsonOnce } from '../json-once.js';
 import type { Logger } from '../logger.js';
-import { wsMetrics } from '../metrics/registry.js';
+import { sseMetrics, wsMetrics } from '../metrics/registry.js';
 import type { Backpressure } from './backpressure.js';
-import type { Bus } from './bus.js';
-import type { LiveMessage } from './live.js';
+import type { Bus, BusOutage } from './bus.js';
+import { TopicContinuity } from './continuity.js';
+import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
 
 /** A live item as a subscriber receives it: the WebSocket frame text (serialised once), its seq and the message itself. */
@@ -16,15 +18,19 @@ export interface Delivery {
 
 export type Interceptor = (delivery: Delivery) => void;
 
+export type EndListener = (appId: string, end: TopicEnd) => void;
+
 const noInterest = () => {};
 
 /** uWS topic of a client topic: namespaced by application, so apps never see each other's. */
 export const localTopic = (appId: string, topic: string) => `${appId}/${topic}`;
 
-export function eventFrame(topic: string, message: LiveMessage): string {
+/** `prev`: the seq of the item before this one in the subscriber's stream. */
+export function eventFrame(topic: string, message: LiveMessage, prev?: number): string {
   const seq = message.seq === undefined ? '' : `,"seq":${message.seq}`;
+  const before = prev === undefined || message.seq === undefined ? '' : `,"prev":${prev}`;
   const cursor = message.cursor === undefined ? '' : `,"cursor":${JSON.stringify(message.cursor)}`;
-  return `{"type":"event","topic":${JSON.stringify(topic)},"event":${JSON.stringify(message.type)},"data":${jsonOnce(message.data)}${seq}${cursor}}`;
+  return `{"type":"event","topic":${JSON.stringify(topic)},"event":${JSON.stringify(message.type)},"data":${jsonOnce(message.data)}${seq}${before}${cursor}}`;
 }
 
 /**
@@ -38,16 +44,24 @@ export class LiveHub {
   /** Topics this node's sockets hold: how many sockets, and the bus interest they keep. */
   private readonly followed = new Map<string, { sockets: number; release: () => void }>();
   private readonly stopListening: () => void;
+  private readonly stopResyncing: () => void;
+  /** Resumable topics' items go through it, so that each reaches the sockets in order with no hole. */
+  private readonly continuity: TopicContinuity;
+  private readonly endListeners = new Set<EndListener>();
 
   constructor(
     private readonly bus: Bus,
     topics: TopicRegistry,
     private readonly log: Logger,
   ) {
+    this.continuity = new TopicContinuity((appId, topic, message, prev) => this.publishLocal(appId, topic, message, prev), log);
     this.stopListening = bus.onMessage((appId, message) => {
       if (!topics.isLive(message.topic)) return;
-      this.publishLocal(appId, message.topic, message.payload as LiveMessage);
+      const live = message.payload as LiveMessage;
+      if (live.type === TOPIC_ENDED) for (const listener of this.endListeners) listener(appId, live.data as TopicEnd);
+      else if (!this.continuity.receive(localTopic(appId, message.topic), live)) this.publishLocal(appId, message.topic, live);
     });
+    this.stopResyncing = bus.onReconnect((outage) => void this.resync(outage));
   }
 
   /** Publishes on `app`, counting what it publishes into `backpressure`. */
@@ -56,7 +70,7 @@ export class LiveHub {
   }
 
   /** Delivers to this node's subscribers only (for figures every node computes itself). */
-  publishLocal(appId: string, topic: string, message: LiveMessage): void {
+  publishLocal(appId: string, topic: string, message: LiveMessage, prev?: number): void {
     const key = localTopic(appId, topic);
     const listeners = this.interceptors.get(key);
     const attached = this.attached;
@@ -65,7 +79,7 @@ export class LiveHub {
     if (listeners === undefined && subscribers === 0) return;
     let frame: string;
     try {
-      frame = eventFrame(topic, message);
+      frame = eventFrame(topic, message, prev);
     } catch (err) {
       this.log.error({ err, topic }, 'live message is not serialisable');
       return;
@@ -77,12 +91,17 @@ export class LiveHub {
   }
 
   /** A socket holds the topic: the first makes the node take an interest in it; resolves once its live items reach this node. */
-  follow(appId: string, { name, def }: Topic): Promise<void> {
+  follow(app: Application, topic: Topic): Promise<void> {
+    const { name, def } = topic;
+    const appId = app.id;
     const key = localTopic(appId, name);
     const entry = this.followed.get(key);
     const carried = def.madeOnEachNode !== true;
     if (entry !== undefined) entry.sockets++;
-    else this.followed.set(key, { sockets: 1, release: carried ? this.bus.interest(appId, name) : noInterest });
+    else {
+      this.followed.set(key, { sockets: 1, release: carried ? this.bus.interest(appId, name) : noInterest });
+      this.continuity.follow(key, app, topic);
+    }
     return carried ? this.bus.listening(appId, name) : Promise.resolve();
   }
 
@@ -92,7 +111,13 @@ export class LiveHub {
     const entry = this.followed.get(key);
     if (entry === undefined || --entry.sockets > 0) return;
     this.followed.delete(key);
+    this.continuity.unfollow(key);
     entry.release();
+  }
+
+  /** Told when a topic ends (endLive): the sockets and streams that hold it let it go. */
+  onEnded(listener: EndListener): void {
+    this.endListeners.add(listener);
   }
 
   subscriberCount(appId: string, topic: string): number {
@@ -108,13 +133,25 @@ export class LiveHub {
       this.interceptors.set(key, set);
     }
     set.add(listener);
+    sseMetrics.liveListeners.inc();
     return () => {
-      set.delete(listener);
+      if (!set.delete(listener)) return;
+      sseMetrics.liveListeners.dec();
       if (set.size === 0) this.interceptors.delete(key);
     };
   }
 
   close(): void {
     this.stopListening();
+    this.stopResyncing();
+  }
+
+  /** The bus is back: every resumable topic is read from where it stopped, and the outage is told once. */
+  private async resync(outage: BusOutage): Promise<void> {
+    const { topics, filled } = await this.continuity.resync();
+    this.log.error(
+      { outageMs: outage.downMs, topics, filled },
+      `the bus was down for ${outage.downMs} ms: live items published meanwhile did not cross nodes; ${topics} live topics re-read from the feed, ${filled} items filled`,
+    );
   }
 }

@@ -2,7 +2,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
 import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
-import { LocalHandlers, type Bus, type BusHandler, type BusMessage } from './bus.js';
+import { LocalHandlers, type Bus, type BusHandler, type BusMessage, type BusOutage } from './bus.js';
 import { TopicChannels } from './topic-channels.js';
 
 /** Broadcasts: every node subscribes. */
@@ -36,7 +36,9 @@ export class RedisBus implements Bus {
   private readonly topics: TopicChannels;
   private controlSubscribed = false;
   private wholeBefore = false;
-  private readonly reconnectHandlers = new Set<() => void>();
+  /** When the link was lost (Date.now()); undefined while it is whole. */
+  private downSince: number | undefined;
+  private readonly reconnectHandlers = new Set<(outage: BusOutage) => void>();
   /** Broadcasts made while the publisher was away, sent when it is back (oldest dropped past the bound). */
   private readonly heldBroadcasts: string[] = [];
 
@@ -56,7 +58,10 @@ export class RedisBus implements Bus {
       ['topics', this.topicConn],
     ] as const) {
       conn.on('error', (err: Error) => log.warn({ conn: name, err: err.message }, 'redis bus connection error'));
-      conn.on('close', () => log.warn({ conn: name }, 'redis bus connection lost; serving local subscribers only'));
+      conn.on('close', () => {
+        log.warn({ conn: name }, 'redis bus connection lost; serving local subscribers only');
+        this.linkLost();
+      });
       let connectedBefore = false;
       conn.on('ready', () => {
         log.info({ conn: name }, 'redis bus connected');
@@ -66,7 +71,7 @@ export class RedisBus implements Bus {
     }
     this.publisher.on('ready', () => {
       const held = this.heldBroadcasts.splice(0);
-      for (const raw of held) this.publisher.publish(CONTROL, raw).catch(this.publishFailed);
+      for (const raw of held) this.publisher.publish(CONTROL, raw).then(this.published, this.publishFailed);
     });
     this.control.on('ready', () => {
       this.control.subscribe(CONTROL).then(
@@ -119,7 +124,7 @@ export class RedisBus implements Bus {
     return this.local.add(handler);
   }
 
-  onReconnect(handler: () => void): () => void {
+  onReconnect(handler: (outage: BusOutage) => void): () => void {
     this.reconnectHandlers.add(handler);
     return () => this.reconnectHandlers.delete(handler);
   }
@@ -137,18 +142,18 @@ export class RedisBus implements Bus {
 
   /** `holdWhileDown`: an invalidation must not be lost to a node whose link came back before ours, so it waits for the publisher. */
   private send(appId: string, message: BusMessage, channel: string, sharded: boolean, holdWhileDown = false): void {
-    busMetrics.published.inc();
     this.local.deliver(appId, message, this.handlerFailed);
     const ready = this.publisher.status === 'ready';
-    if (!ready && !holdWhileDown) return;
+    // A live item the other nodes cannot get now: each reads it from the feed once its link is back (TopicContinuity).
+    if (!ready && !holdWhileDown) return busMetrics.unsent.inc();
     const wire: Wire = { n: this.nodeId, a: appId, topic: message.topic, payload: message.payload };
     const raw = JSON.stringify(wire);
     if (!ready) {
-      if (this.heldBroadcasts.length >= MAX_HELD_BROADCASTS) this.heldBroadcasts.shift();
+      if (this.heldBroadcasts.length >= MAX_HELD_BROADCASTS && this.heldBroadcasts.shift() !== undefined) busMetrics.unsent.inc();
       this.heldBroadcasts.push(raw);
       return;
     }
-    (sharded ? this.publisher.spublish(channel, raw) : this.publisher.publish(channel, raw)).catch(this.publishFailed);
+    (sharded ? this.publisher.spublish(channel, raw) : this.publisher.publish(channel, raw)).then(this.published, this.publishFailed);
   }
 
   /** Both subscriber connections are subscribed: after a loss, that is a reconnect. */
@@ -158,10 +163,19 @@ export class RedisBus implements Bus {
     this.wholeBefore = true;
   }
 
+  /** The first connection lost starts an outage; it lasts until every subscription is in force again. */
+  private linkLost(): void {
+    if (this.downSince !== undefined || !this.wholeBefore) return;
+    this.downSince = Date.now();
+    busMetrics.outages.inc();
+  }
+
   private announceReconnect(): void {
+    const outage: BusOutage = { downMs: Date.now() - (this.downSince ?? Date.now()) };
+    this.downSince = undefined;
     for (const handler of this.reconnectHandlers) {
       try {
-        handler();
+        handler(outage);
       } catch (err) {
         this.log.error({ err }, 'bus reconnect handler failed');
       }
@@ -184,5 +198,9 @@ export class RedisBus implements Bus {
   }
 
   private readonly handlerFailed = (err: unknown, message: BusMessage): void => this.log.error({ err, topic: message.topic }, 'bus handler failed');
-  private readonly publishFailed = (err: unknown): void => this.log.warn({ err }, 'redis bus publish failed');
+  private readonly published = (): void => busMetrics.published.inc();
+  private readonly publishFailed = (err: unknown): void => {
+    busMetrics.unsent.inc();
+    this.log.warn({ err }, 'redis bus publish failed');
+  };
 }

@@ -14,6 +14,13 @@ export const MAX_REPLAY = REPLAY_PAGE * MAX_REPLAY_PAGES;
  */
 const RESUME_GRACE_MS = 2_000;
 
+/** Replayed frames go out in slices of this many, the event loop free between slices: live posting keeps its latency while a crowd catches up. */
+const REPLAY_SLICE = 100;
+/** A subscriber holding more unsent bytes than this gets the next slice only once it has taken some in. */
+const REPLAY_UNSENT_BYTES = 256 * 1024;
+const UNSENT_POLL_MS = 5;
+const UNSENT_PATIENCE_MS = 10_000;
+
 /** Whoever resumes a topic (a WebSocket, an event stream): how to reach it and what it holds. */
 export interface ResumeTarget {
   /** False once the subscriber is gone or let go of the topic: the resume stops there. */
@@ -21,6 +28,10 @@ export interface ResumeTarget {
   /** The cursor proved valid and near enough; called before the replayed items. */
   confirmed(): void;
   deliver(delivery: Delivery): void;
+  /** A slice of the replay, to go out together (one write); `frameOf` gives an item's WebSocket frame, made once for the subscribers it fits. */
+  replayed(items: readonly LiveMessage[], frameOf: (item: LiveMessage, index: number) => Buffer): void;
+  /** Bytes sent to the subscriber that it has not taken in yet. */
+  unsent(): number;
   /** The grace period is over: the subscriber takes the topic's deliveries directly from now on. */
   caughtUp(): void;
   /** Keeps the function that stops the resume (unsubscribe, close); undefined once it is over. */
@@ -31,7 +42,8 @@ export interface ResumeTarget {
  * Listens to the live topic first and buffers, replays the feed after the cursor, delivers the
  * buffered items the replay did not hold, then forwards live items filtered by seq until the
  * grace period ends. No gap, no repeat. Refused (before anything is delivered) when the cursor is
- * invalid or more than MAX_REPLAY events behind.
+ * invalid or more than MAX_REPLAY events behind. However it ends before the hand-over, its
+ * listener is let go.
  */
 export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, replay: Replay, cursor: string, target: ResumeTarget): Promise<void> {
   const buffer: Delivery[] = [];
@@ -45,46 +57,83 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
   };
   let timer: NodeJS.Timeout | undefined;
   const stopIntercepting = hub.intercept(app.id, topic.name, (d) => (live ? forward(d) : buffer.push(d)));
+  const began = performance.now();
   const stop = () => {
     stopIntercepting();
     clearTimeout(timer);
     target.stopWith(undefined);
   };
   target.stopWith(stop);
+  let handedOver = false;
   try {
-    const items = await missed(app, topic, replay, cursor);
+    const { items, from } = await missed(app, topic, replay, cursor, began);
     if (!target.active()) return;
     target.confirmed();
-    for (const item of items) {
-      if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
-      target.deliver({ frame: eventFrame(topic.name, item), seq: item.seq, message: item });
+    // Each frame names the seq of the one before it in this subscriber's stream (its cursor's for the first).
+    let prev = from;
+    for (let at = 0; at < items.length; at += REPLAY_SLICE) {
+      if (at > 0 && !(await roomFor(target))) return;
+      const slice = items.slice(at, at + REPLAY_SLICE);
+      const before = prev;
+      target.replayed(slice, (item, i) => replayFrame(topic.name, item, i === 0 ? before : slice[i - 1]?.seq));
+      for (const item of slice) if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
+      prev = slice.at(-1)?.seq;
     }
-  } catch (err) {
-    stop();
-    throw err;
+    live = true;
+    for (const d of buffer.splice(0)) forward(d);
+    timer = setTimeout(() => {
+      if (!target.active()) return;
+      target.caughtUp();
+      stop();
+    }, RESUME_GRACE_MS);
+    handedOver = true;
+  } finally {
+    if (!handedOver) stop();
   }
-  live = true;
-  for (const d of buffer.splice(0)) forward(d);
-  timer = setTimeout(() => {
-    if (!target.active()) return;
-    target.caughtUp();
-    stop();
-  }, RESUME_GRACE_MS);
 }
 
-/** Every item after the cursor, read before anything is sent; refused when more than MAX_REPLAY. */
-async function missed(app: Application, topic: Topic, replay: Replay, cursor: string): Promise<LiveMessage[]> {
+/**
+ * Waits for the next turn of the event loop and, while the subscriber holds too much unsent, for it
+ * to take some in (at most UNSENT_PATIENCE_MS: past that the next slice goes, and a subscriber past
+ * its backpressure limit is closed as a slow consumer); false once it is gone.
+ */
+async function roomFor(target: ResumeTarget): Promise<boolean> {
+  await new Promise(setImmediate);
+  const until = performance.now() + UNSENT_PATIENCE_MS;
+  while (target.active() && target.unsent() > REPLAY_UNSENT_BYTES && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, UNSENT_POLL_MS));
+  return target.active();
+}
+
+/**
+ * Replayed items are shared by every subscriber resuming the topic (see CatchUpBlocks): so is each
+ * one's frame, for every subscriber whose stream had the same item before it (all but those whose
+ * replay starts at it).
+ */
+const frames = new WeakMap<LiveMessage, { topic: string; prev: number | undefined; frame: Buffer }>();
+
+function replayFrame(topic: string, item: LiveMessage, prev: number | undefined): Buffer {
+  const made = frames.get(item);
+  if (made !== undefined && made.topic === topic && made.prev === prev) return made.frame;
+  const frame = Buffer.from(eventFrame(topic, item, prev));
+  frames.set(item, { topic, prev, frame });
+  return frame;
+}
+
+/** Every item after the cursor, read before anything is sent, and the seq the cursor stood at; refused when more than MAX_REPLAY. */
+async function missed(app: Application, topic: Topic, replay: Replay, cursor: string, began: number): Promise<{ items: LiveMessage[]; from: number | undefined }> {
   const missed: LiveMessage[] = [];
   let position = cursor;
+  let from: number | undefined;
   for (;;) {
     // Past MAX_REPLAY one item is enough to know the cursor is too far behind.
     const limit = missed.length < MAX_REPLAY ? Math.min(REPLAY_PAGE, MAX_REPLAY - missed.length) : 1;
-    const { items, cursor: next } = await replay(app, topic.id, position, limit);
-    if (missed.length >= MAX_REPLAY && items.length > 0) {
+    const page = await replay(app, topic.id, position, limit, began);
+    if (missed.length >= MAX_REPLAY && page.items.length > 0) {
       throw new Refusal('bad_request', `The cursor is more than ${MAX_REPLAY} events behind; catch up through the REST updates feed, then subscribe with its cursor.`);
     }
-    missed.push(...items);
-    position = next;
-    if (items.length < limit) return missed;
+    from ??= page.from;
+    missed.push(...page.items);
+    position = page.cursor;
+    if (page.items.length < limit) return { items: missed, from };
   }
 }

@@ -2,8 +2,9 @@ import type { Application } from '../apps/types.js';
 import type { Backpressure } from './backpressure.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
-import { sendError, sendFrame, type Socket } from './connection.js';
+import { sendError, sendFrame, sendFrames, type Socket } from './connection.js';
 import { eventFrame, localTopic, type LiveHub } from './hub.js';
+import type { TopicEnd } from './live.js';
 import { Refusal, refusalOf } from './refusal.js';
 import { resumeTopic } from './resume.js';
 import type { Replay, Topic, TopicRegistry } from './topics.js';
@@ -31,14 +32,16 @@ export class Subscriptions {
       if (resumeFrom !== undefined && replay === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
       conn.topics.add(name);
       wsMetrics.subscriptions.inc();
-      const listening = this.deps.hub.follow(app.id, topic);
+      const listening = this.deps.hub.follow(app, topic);
       try {
         await def.exists?.(app, topic.id);
         await listening;
         if (conn.closed || !conn.topics.has(name)) return;
         if (resumeFrom === undefined || replay === undefined) {
           ws.subscribe(localTopic(app.id, name));
-          this.send(ws, JSON.stringify({ type: 'subscribed', topic: name }));
+          const frame = await this.subscribed(app, topic, replay);
+          if (conn.closed || !conn.topics.has(name)) return;
+          this.send(ws, frame);
         } else {
           await this.resume(ws, topic, replay, resumeFrom);
         }
@@ -55,11 +58,30 @@ export class Subscriptions {
     }
   }
 
+  /**
+   * The `subscribed` frame; a topic with a feed adds where it stands (read after joining the live
+   * topic, so every later item is delivered): a client that resumes from there misses nothing,
+   * even when its first cut comes before the topic's first event.
+   */
+  private async subscribed(app: Application, topic: Topic, replay: Replay | undefined): Promise<string> {
+    if (replay === undefined) return JSON.stringify({ type: 'subscribed', topic: topic.name });
+    const head = await replay(app, topic.id, '', 1, performance.now());
+    return JSON.stringify({ type: 'subscribed', topic: topic.name, cursor: head.cursor, seq: head.seq });
+  }
+
   unsubscribe(ws: Socket, name: string): void {
     const conn = ws.getUserData();
     if (!conn.topics.has(name)) return sendError(ws, this.deps.backpressure, 'not_subscribed', `Not subscribed to ${name}.`, name);
     this.drop(ws, name);
     this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: name }));
+  }
+
+  /** The topic ended (its object is gone): the socket's subscription of it ends with `unsubscribed` and the reason. */
+  ended(ws: Socket, appId: string, end: TopicEnd): void {
+    const conn = ws.getUserData();
+    if (conn.app?.id !== appId || !conn.topics.has(end.topic)) return;
+    this.drop(ws, end.topic);
+    this.send(ws, JSON.stringify({ type: 'unsubscribed', topic: end.topic, reason: end.reason }));
   }
 
   /** Forgets a closing socket's topics and stops its replays (uWS drops its topics by itself). */
@@ -91,6 +113,8 @@ export class Subscriptions {
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
       confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
       deliver: (d) => this.send(ws, d.frame),
+      unsent: () => (conn.closed ? 0 : ws.getBufferedAmount()),
+      replayed: (items, frameOf) => sendFrames(ws, items.map(frameOf), this.deps.backpressure),
       caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),
       stopWith: (stop) => (stop === undefined ? conn.resuming.delete(topic.name) : conn.resuming.set(topic.name, stop)),
     });

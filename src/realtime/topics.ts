@@ -13,8 +13,12 @@ export interface TopicKindDef {
   authorize?(peer: Peer, id: string): void;
   /** Rejects (a 404 ApiError) when the topic's object does not exist in this app. */
   exists?(app: Application, id: string): Promise<void>;
-  /** Items after `cursor` (exclusive), for a subscribe that resumes; an empty cursor means: nothing, just the current position. */
-  replay?(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage>;
+  /**
+   * Items after `cursor` (exclusive), for a subscribe that resumes; an empty cursor means: nothing,
+   * just the current position (cursor and seq). Holds every item committed before `began`
+   * (performance.now(), when the subscriber started listening); items read for an earlier resume may be shared.
+   */
+  replay?(app: Application, id: string, cursor: string, limit: number, began: number): Promise<FeedPage>;
   /** An event sent once, right after `subscribed`: the topic's current state. */
   snapshot?(app: Application, id: string): Promise<LiveMessage>;
   /** Its live items are made by each node for its own sockets (LiveHub.publishLocal), never carried by the bus: a node holding it subscribes to nothing in Redis. */

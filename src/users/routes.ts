@@ -13,7 +13,7 @@ const isQueueKey = (x: unknown): x is QueueKey => Array.isArray(x) && x.length =
 const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as const;
 
 export function usersArea(core: Core): Area {
-  const { users, db } = core;
+  const { users, db, searches } = core;
   const reportedUsers = async (ctx: RequestContext, page: { cursor: string; limit: number }) => {
     assertModerator(ctx);
     const before = page.cursor === '' ? undefined : decodeCursor(page.cursor, isQueueKey);
@@ -37,9 +37,13 @@ export function usersArea(core: Core): Area {
         limit: 'users',
         body: UpsertUser,
         handler: async (ctx) => {
-          assertActingAs(ctx, ctx.params.userid as string);
-          if (ctx.body.role !== undefined) assertAdmin(ctx);
-          const user = await users.ensure(ctx.app, { userid: ctx.params.userid as string, ...ctx.body }, { onHandleTaken: 'reject' });
+          const userid = ctx.params.userid as string;
+          assertActingAs(ctx, userid);
+          const { role, ...body } = ctx.body;
+          // The hosted SDK always sends a role: repeating the user's own (or `user` for a new one) changes nothing, so it is left out and needs no admin.
+          const current = role === undefined ? undefined : ((await users.get(ctx.app, userid))?.role ?? 'user');
+          if (role !== current) assertAdmin(ctx);
+          const user = await users.ensure(ctx.app, { userid, ...body, ...(role === current ? {} : { role }) }, { onHandleTaken: 'reject' });
           return ok(userView(user));
         },
       }),
@@ -73,12 +77,13 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/search',
+        limit: 'searches',
         body: Search,
         handler: async (ctx) => {
           const { handle, name, userid, limit, cursor } = ctx.body;
           if (!handle && !name && !userid) throw badRequest('Search requires either a userid, handle or name parameter.', { search: 'give userid, handle or name' });
           const after = stringCursor(cursor) ?? '';
-          const rows = await store.searchUsers(db, ctx.app.userPool, { handle: handle || undefined, name: name || undefined, userid: userid || undefined }, after, limit + 1);
+          const rows = await searches.run((q) => store.searchUsers(q, ctx.app.userPool, { handle: handle || undefined, name: name || undefined, userid: userid || undefined }, after, limit + 1));
           const { items, next } = pageOf(rows, limit, (u) => u.userId);
           return ok(listPayload('list.users', 'users', items.map(userView), next));
         },

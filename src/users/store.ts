@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
 import { textArrayLiteral } from '../db/arrays.js';
 import { rows, statementOnce, type Queryable } from '../db/client.js';
-import { likeEscape } from '../db/like.js';
+import { containing, likeEscape } from '../db/like.js';
 import { userReports, users } from '../db/schema/index.js';
 import type { UserReportEntry } from '../db/schema/users.js';
 import type { User } from './types.js';
@@ -181,7 +181,7 @@ export async function searchUsers(q: Queryable, pool: string, search: UserSearch
   const terms = [];
   if (search.handle !== undefined) terms.push(sql`${users.handleLower} like ${`${likeEscape(search.handle.toLowerCase())}%`}`);
   if (search.userid !== undefined) terms.push(ilike(users.userId, `${likeEscape(search.userid)}%`));
-  if (search.name !== undefined) terms.push(sql`lower(${users.displayName}) like ${`%${likeEscape(search.name.toLowerCase())}%`}`);
+  if (search.name !== undefined) terms.push(ilike(users.displayName, containing(search.name)));
   return q
     .select()
     .from(users)

@@ -53,6 +53,27 @@ describe('a client-scoped API token', () => {
     expect((await client.post('chat/searchevents', { roomid })).status).toBe(200);
   });
 
+  it("lets a user's own token send the role the hosted SDK always sends (createOrUpdateUser) when it changes nothing, and refuses any real change of role", async () => {
+    const carol = uid('carol');
+    const asCarol = await as(carol);
+    const created = await asCarol.post(`user/users/${carol}`, { userid: carol, handle: carol.slice(-20), role: 'user' });
+    expectEnvelope(created, 200);
+    expect(created.body.data.role).toBe('user');
+    expectEnvelope(await asCarol.post(`user/users/${carol}`, { userid: carol, handle: carol.slice(-20), displayname: 'Carol', role: 'user' }), 200);
+    expectEnvelope(await asCarol.post(`user/users/${carol}`, { userid: carol, role: 'admin' }), 403);
+    expectEnvelope(await asCarol.post(`user/users/${carol}`, { userid: carol, role: 'moderator' }), 403);
+    const dave = uid('dave');
+    expectEnvelope(await (await as(dave)).post(`user/users/${dave}`, { userid: dave, role: 'moderator' }), 403);
+    expect((await app.api.get(`user/users/${dave}`)).status).toBe(404);
+    expect((await app.api.get(`user/users/${carol}`)).body.data).toMatchObject({ role: 'user', displayname: 'Carol' });
+    // A moderator repeating their own role is accepted too; it stays what it was.
+    expectEnvelope(await app.api.post(`user/users/${carol}/role`, { role: 'moderator' }), 200);
+    const asModerator = await as(carol, 'moderator');
+    expectEnvelope(await asModerator.post(`user/users/${carol}`, { userid: carol, role: 'moderator' }), 200);
+    expectEnvelope(await asModerator.post(`user/users/${carol}`, { userid: carol, role: 'user' }), 403);
+    expect((await app.api.get(`user/users/${carol}`)).body.data.role).toBe('moderator');
+  });
+
   it('refuses every write without a user token', async () => {
     const refused = [
       await client.post('chat/rooms', { name: 'spam' }),

@@ -82,6 +82,22 @@ describe('updates: the polling feed', () => {
     expect(seen.events.map((e) => e.id)).toEqual(stored);
   }, 60_000);
 
+  it('with positions=true gives each event its feed seq and cursor beside events; without it, no positions', async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false });
+    const { user, eventscursor } = await join(t.api, room.id);
+    for (let i = 1; i <= 4; i++) await say(t.api, room.id, user.userid, `p${i}`);
+    const page = (await t.api.get(`chat/rooms/${room.id}/updates?positions=true&limit=3&cursor=${eventscursor.cursor}`)).body.data;
+    expect(page.events.map((e: { body: string }) => e.body)).toEqual(['p1', 'p2', 'p3']);
+    const positions = page.positions as { seq: number; cursor: string }[];
+    expect(positions.map((p) => p.seq - (positions[0]?.seq as number))).toEqual([0, 1, 2]);
+    expect(positions[2]?.cursor).toBe(page.cursor);
+    // Each event's cursor continues right after it.
+    const after = (await t.api.get(`chat/rooms/${room.id}/updates?cursor=${positions[0]?.cursor}`)).body.data;
+    expect(after.events.map((e: { body: string }) => e.body)).toEqual(['p2', 'p3', 'p4']);
+    expect(after.positions).toBeUndefined();
+    expect((await t.api.get(`chat/rooms/${room.id}/updates?positions=maybe&cursor=${eventscursor.cursor}`)).status).toBe(400);
+  });
+
   it('refuses a cursor it did not issue with 400 naming the field', async () => {
     const room = await makeRoom(t.api);
     const res = await t.api.get(`chat/rooms/${room.id}/updates?cursor=garbage`);

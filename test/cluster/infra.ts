@@ -43,6 +43,19 @@ export class RedisProcess {
     child.kill('SIGKILL');
     await exited;
   }
+
+  /** Stops it as an operator would: `SHUTDOWN NOSAVE` (clients see their connections closed, not reset). */
+  async shutdown(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    const redis = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    await redis.connect();
+    // The server closes the connection instead of answering.
+    await redis.call('SHUTDOWN', 'NOSAVE').catch(() => {});
+    redis.disconnect();
+    await exited;
+  }
 }
 
 /** A Redis Cluster of the test's own: `size` masters on loopback, no replicas, every slot assigned. */

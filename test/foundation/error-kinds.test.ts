@@ -7,8 +7,8 @@ import { bearer, expectEnvelope, userToken } from './util.js';
 
 // Each kind of error met through real requests, answered as docs/errors.md says: its HTTP status
 // and, where a WebSocket frame can meet the same refusal, its `error` frame code. Rate limits
-// (429, rate_limited) are met in test/limits, /readyz with its database or bus out of reach (503)
-// in test/hardening/database-outage.test.ts and test/cluster/realtime.test.ts.
+// (429, rate_limited) are met in test/limits, /readyz with its database out of reach (503)
+// in test/hardening/database-outage.test.ts.
 
 const ERRORS_MD = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 

@@ -20,10 +20,12 @@ describe('rate limit configuration', () => {
         polls: { points: 60, seconds: 60 },
         notifications: { points: 60, seconds: 60 },
         moderation: { points: 300, seconds: 60 },
+        searches: { points: 30, seconds: 10 },
       },
       wsFrames: { points: 300, seconds: 10 },
       connections: { max: undefined, perAddress: 5000 },
     });
+    expect(loadConfig({}).searchBounds).toEqual({ timeoutMs: 2000, maxConcurrent: 4 });
     expect(loadConfig({}).telemetryLimits).toEqual({ contextsPerApp: 250, keysPerContext: 100, keyLength: 128, contextIdLength: 128, opsPerBatch: 100 });
   });
 

@@ -50,6 +50,19 @@ describe('websocket authentication', () => {
     expect(viaFrame.frames).toEqual([]);
   });
 
+  it('closes a socket without a token on the path of an application that does not exist at once (4003), not after the 10 s authentication timeout', async () => {
+    const started = Date.now();
+    const noSuchApp = await open(wsUrl(baseUrl(), 'no-such-app'));
+    expect((await noSuchApp.closed).code).toBe(4003);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // An application that exists still waits for the auth frame.
+    const existing = await open(wsUrl(baseUrl(), a.appid));
+    await new Promise((r) => setTimeout(r, 300));
+    existing.send({ type: 'auth', token: a.token });
+    expect((await existing.next((f) => f.type === 'ready')).appid).toBe(a.appid);
+    existing.close();
+  });
+
   it('closes with 4001 when a frame other than auth comes first', async () => {
     const client = await open(wsUrl(baseUrl(), a.appid));
     client.send({ type: 'subscribe', topic: 'context:x' });

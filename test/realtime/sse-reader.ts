@@ -8,6 +8,8 @@ export interface SseEvent {
 /** Reads a `text/event-stream` response with fetch, parsing events and counting comment lines. */
 export class SseReader {
   readonly events: SseEvent[] = [];
+  /** The last `id:` received, with or without an event: what the browser would send as Last-Event-ID. */
+  lastId: string | undefined;
   comments = 0;
   status = 0;
   headers = new Headers();
@@ -56,7 +58,13 @@ export class SseReader {
       else continue;
       fields++;
     }
+    if (event.id !== undefined) this.lastId = event.id;
     if (fields > 0 && event.data !== '') this.events.push(event);
+  }
+
+  /** Resolves once the server ended the stream (or it was closed here). */
+  ended(): Promise<void> {
+    return this.done;
   }
 
   /** Waits until `count` events arrived. */

@@ -52,6 +52,20 @@ describe('server-sent events', () => {
     expect(sse.comments).toBeGreaterThanOrEqual(1);
   });
 
+  it("sends the room's position as id: when it opens, so a stream cut before its first event resumes from there", async () => {
+    const roomid = await room();
+    const head = (await app.api.get(`chat/rooms/${roomid}/updates`)).body.data.cursor as string;
+    const first = await open(`topic=room:${roomid}&token=${app.token}`);
+    for (const deadline = Date.now() + 5_000; first.lastId === undefined && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(first.lastId).toBe(head);
+    expect(first.events).toEqual([]);
+    await first.close();
+    const during = await say(roomid, 'during', 3);
+    const second = await open(`topic=room:${roomid}&token=${app.token}`, { 'last-event-id': first.lastId as string });
+    expect((await second.count(3)).map((e) => JSON.parse(e.data).id)).toEqual(during);
+    await second.close();
+  });
+
   it('resumes from Last-Event-ID with no gap and no repeat', async () => {
     const roomid = await room();
     const first = await open(`topic=room:${roomid}&token=${app.token}`);

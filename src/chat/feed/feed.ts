@@ -6,15 +6,16 @@ import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
-import { displayable, feedAfter, feedBefore, feedTail, latestDisplayable } from '../store/events.js';
+import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
 import { lastSeq } from '../store/rooms.js';
 import type { Room } from '../types.js';
 import type { UserService } from '../../users/service.js';
-import { eventsPage, type EventView } from '../views.js';
+import type { EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
+import { CatchUpBlocks } from './catch-up.js';
 import { FeedLeases } from './leases.js';
 import { RoomRing, type RingEntry } from './ring.js';
-import { SharedPages } from './shared-pages.js';
+import { LatestPages, type SharedLatest } from './latest-pages.js';
 import { roomOfFeedTopic } from './topics.js';
 
 const RING_CAPACITY = 1000;
@@ -26,6 +27,10 @@ export interface RoomFeedsDeps {
   rooms: RoomDirectory;
   views: EventViews;
   users: UserService;
+  /** Bytes of shared catch-up blocks held (CATCH_UP_CACHE). */
+  catchUpBytes: number;
+  /** Bytes of shared first pages held (CROWD_READS_CACHE). */
+  latestBytes: number;
 }
 
 export interface FeedRead {
@@ -34,20 +39,26 @@ export interface FeedRead {
   more: boolean;
 }
 
-/** The newest displayable events; `bytes` is the page (list.chatevents) as JSON when made once for many. */
+/** The newest displayable events; `tail` is the page (list.chatevents) as JSON after its room field when made once for many. */
 export interface LatestPage {
   events: EventView[];
   cursor: string;
   more: boolean;
   oldestSeq: number;
-  bytes?: Buffer;
+  tail?: Buffer;
 }
 
-/** The feed's head `seq` and events `revision` as seen at `seenAt` (performance.now()): every event committed before then is at or below it. */
+/** The feed's head `seq` and events `revision`, as a statement saw them. */
 export interface FeedHead {
   seq: number;
   revision: number;
-  seenAt: number;
+}
+
+/** The shared page with the viewer's own shadow-banned events of its span in place: the newest `limit` of both. */
+function withOwn(shared: SharedLatest, own: { seq: number; view: EventView }[], limit: number): LatestPage {
+  const all = [...shared.seqs.map((seq, i) => ({ seq, view: shared.events[i] as EventView })), ...own].sort((x, y) => x.seq - y.seq);
+  const kept = all.slice(-limit);
+  return { events: kept.map((e) => e.view), cursor: shared.cursor, more: shared.more || all.length > limit, oldestSeq: kept[0]?.seq ?? 0 };
 }
 
 const visible = (view: EventView, viewer: string | undefined) => !view.shadowban || (viewer !== undefined && view.userid === viewer);
@@ -66,12 +77,14 @@ export class RoomFeeds {
   private readonly leases: FeedLeases;
   /** With one node the bus delivers every commit here before its request is answered; with several, a poll checks the database head. */
   private readonly checkHead: boolean;
-  private readonly shared: SharedPages;
+  private readonly latestPages: LatestPages;
+  private readonly catchUp: CatchUpBlocks;
 
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
     this.checkHead = bus.kind !== 'memory';
-    this.shared = new SharedPages(deps.users);
+    this.latestPages = new LatestPages({ db: deps.db, views: deps.views, users: deps.users, maxBytes: deps.latestBytes });
+    this.catchUp = new CatchUpBlocks({ db: deps.db, views: deps.views, maxBytes: deps.catchUpBytes });
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
     bus.onReconnect(() => {
@@ -93,25 +106,38 @@ export class RoomFeeds {
     send(this.deps.bus, app.id, internal.roomRingReset, roomId);
   }
 
-  /** The newest displayable events, oldest first, and the cursor that continues after them. */
-  async latest(app: Application, room: Room, limit: number, viewer: string | undefined): Promise<LatestPage> {
-    return this.latestUpTo(app, room.id, limit, viewer, await lastSeq(this.deps.db, room.id));
+  /**
+   * The newest displayable events as `viewer` sees them, oldest first, and the cursor that continues
+   * after them, holding every event committed before `began` (performance.now()). A crowd shares
+   * the room's head read and the page everyone sees (see LatestPages); a viewer's own shadow-banned
+   * events and reactions are added to it.
+   */
+  async latest(app: Application, room: Room, limit: number, viewer: string | undefined, began: number): Promise<LatestPage> {
+    const head = await this.catchUp.head(app, room.id, began);
+    return this.seenBy(app, room.id, limit, viewer, await this.latestPages.page(app, room.id, limit, head), head.seq);
   }
 
   /**
    * `latest` as everyone without a view of their own sees it (no shadow-banned or reacted events
-   * of theirs: a user new to the app), with the page's JSON, up to the feed's head as a join's
-   * statement saw it (`head`), for a join whose request began at `since` (performance.now()).
-   * A crowd joining shares one read and one serialisation (see SharedPages).
+   * of theirs: a user new to the app), up to the feed's head as a join's statement saw it.
    */
-  async latestShared(app: Application, room: Room, limit: number, since: number, head: FeedHead): Promise<LatestPage> {
-    return this.shared.take(app, room.id, limit, since, head, () =>
-      this.latestUpTo(app, room.id, limit, undefined, head.seq).then((l) => ({ ...l, bytes: Buffer.from(JSON.stringify(eventsPage(null, l.events, l.cursor, l.more))) })),
-    );
+  async latestShared(app: Application, room: Room, limit: number, head: FeedHead): Promise<LatestPage> {
+    return this.seenBy(app, room.id, limit, undefined, await this.latestPages.page(app, room.id, limit, head), head.seq);
   }
 
-  private async latestUpTo(app: Application, roomId: string, limit: number, viewer: string | undefined, head: number): Promise<LatestPage> {
-    const rows = viewer === undefined ? await latestDisplayable(this.deps.db, roomId, head + 1, limit + 1) : await feedBefore(this.deps.db, roomId, displayable(viewer), head + 1, limit + 1);
+  private async seenBy(app: Application, roomId: string, limit: number, viewer: string | undefined, shared: SharedLatest, head: number): Promise<LatestPage> {
+    const page: LatestPage = { events: shared.events, cursor: shared.cursor, more: shared.more, oldestSeq: shared.oldestSeq, tail: shared.tail };
+    if (viewer === undefined) return page;
+    if (shared.shadowed === undefined) return this.latestFor(app, roomId, limit, viewer, head);
+    const own = shared.shadowed.filter((e) => e.view.userid === viewer);
+    const mine = own.length === 0 ? page : withOwn(shared, own, limit);
+    const events = await this.deps.views.forViewer(app, viewer, mine.events);
+    return events === shared.events ? page : { ...mine, events, tail: undefined };
+  }
+
+  /** The page as `viewer` sees it, read for them alone: a page everyone shares holds too many shadow-banned events to look for theirs in it. */
+  private async latestFor(app: Application, roomId: string, limit: number, viewer: string, head: number): Promise<LatestPage> {
+    const rows = await feedBefore(this.deps.db, roomId, displayable(viewer), head + 1, limit + 1);
     const more = rows.length > limit;
     const page = more ? rows.slice(1) : rows;
     return { events: await this.deps.views.views(app, page, viewer), cursor: updatesCursor(head), more, oldestSeq: page[0]?.seq ?? 0 };
@@ -122,13 +148,13 @@ export class RoomFeeds {
     const seq = readUpdatesCursor(cursor);
     const now = Date.now();
     // Until the room's feed reaches this node, a ring could miss events.
-    if (!this.leases.renew(app.id, room.id, now)) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
+    if (!this.leases.renew(app.id, room.id, now)) return this.fromStore(app, room.id, seq, cursor, limit, viewer);
     const ring = await this.ring(app, room.id);
     const behind = this.checkHead && ring.last < (await lastSeq(this.deps.db, room.id));
     const usable = ring.usable(now);
     if (!usable) this.rings.delete(room.id);
     const held = behind || !usable ? undefined : ring.after(seq);
-    if (held === undefined) return this.fromDb(app, room.id, seq, cursor, limit, viewer);
+    if (held === undefined) return this.fromStore(app, room.id, seq, cursor, limit, viewer);
     const entries: RingEntry[] = [];
     let examined = seq;
     for (const entry of held) {
@@ -143,11 +169,24 @@ export class RoomFeeds {
     await this.deps.rooms.require(app, id);
   }
 
-  async since(app: Application, id: string, cursor: string, limit: number): Promise<FeedPage> {
+  /** The feed after `cursor` for a resume that began at `began` (performance.now()), from the blocks a resuming crowd shares. */
+  async since(app: Application, id: string, cursor: string, limit: number, began: number): Promise<FeedPage> {
     const room = await this.deps.rooms.require(app, id);
-    if (cursor === '') return { items: [], cursor: updatesCursor(await lastSeq(this.deps.db, room.id)) };
-    const read = await this.after(app, room, cursor, limit, undefined);
-    return { items: read.entries.map((e) => ({ type: 'chat.event', data: e.view, seq: e.seq, cursor: e.cursor })), cursor: read.cursor };
+    if (cursor === '') {
+      const { seq } = await this.catchUp.head(app, room.id, began);
+      return { items: [], cursor: updatesCursor(seq), seq };
+    }
+    return this.catchUp.after(app, room.id, readUpdatesCursor(cursor), cursor, limit, began);
+  }
+
+  /** What the ring cannot serve: from the shared catch-up blocks, or for a viewer (who may see shadow-banned events of their own) from the database. */
+  private async fromStore(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {
+    if (viewer !== undefined) return this.fromDb(app, roomId, seq, cursor, limit, viewer);
+    const page = await this.catchUp.after(app, roomId, seq, cursor, limit + 1, performance.now());
+    const more = page.items.length > limit;
+    const items = more ? page.items.slice(0, limit) : page.items;
+    const entries = items.map((item) => ({ seq: item.seq as number, view: item.data as EventView, cursor: item.cursor as string }));
+    return { entries, cursor: more ? (entries.at(-1) as RingEntry).cursor : page.cursor, more };
   }
 
   private async fromDb(app: Application, roomId: string, seq: number, cursor: string, limit: number, viewer: string | undefined): Promise<FeedRead> {

@@ -6,9 +6,11 @@ import { topicName } from '../../realtime/live.js';
  * forwards `room:` topics, never shows them to other subscribers.
  */
 const SHADOW = 'chat-shadow:';
-const ROOM = topicName('room', '');
+/** The topic kind of a room's live feed, `room:{roomid}`. */
+export const ROOM_KIND = 'room';
+const ROOM = topicName(ROOM_KIND, '');
 
-export const feedTopic = (roomId: string, shadowban: boolean) => (shadowban ? `${SHADOW}${roomId}` : topicName('room', roomId));
+export const feedTopic = (roomId: string, shadowban: boolean) => (shadowban ? `${SHADOW}${roomId}` : topicName(ROOM_KIND, roomId));
 
 /** The room a feed topic belongs to, or undefined for other topics. */
 export function roomOfFeedTopic(topic: string): string | undefined {

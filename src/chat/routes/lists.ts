@@ -2,7 +2,7 @@ import { viewerOf } from '../../http/auth.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
 import type { RoomFeeds } from '../feed/feed.js';
 import { entryJson } from '../feed/ring.js';
-import { ByTimestamp, ByType, FeedPaging, History, Search } from '../schemas.js';
+import { ByTimestamp, ByType, FeedPaging, History, Search, Updates } from '../schemas.js';
 import type { EventLists } from '../services/event-lists.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
@@ -21,12 +21,15 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid/updates',
-      query: FeedPaging,
+      query: Updates,
       handler: async (ctx) => {
+        const began = performance.now();
         const room = await rooms.cached(ctx.app, param(ctx.params, 'roomid'));
         const viewer = viewerOf(ctx, ctx.query.userid);
         if (ctx.query.cursor === '') {
-          const latest = await feeds.latest(ctx.app, room.room, ctx.query.limit, viewer);
+          const latest = await feeds.latest(ctx.app, room.room, ctx.query.limit, viewer, began);
+          // The page a crowd shares, around the room's cached JSON.
+          if (latest.tail !== undefined) return { data: null, json: ['{"kind":"list.chatevents","room":', room.json, latest.tail] };
           return ok(eventsPage(room.view, latest.events, latest.cursor, latest.more));
         }
         const read = await feeds.after(ctx.app, room.room, ctx.query.cursor, ctx.query.limit, viewer);
@@ -37,9 +40,10 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
         );
         // The hot path: assembled from JSON already made (room, ring entries) instead of serialized per poll.
         const events = read.entries.map((e, i) => (seen[i] === e.view ? entryJson(e) : JSON.stringify(seen[i]))).join(',');
+        const positions = ctx.query.positions ? `,"positions":[${read.entries.map((e) => `{"seq":${e.seq},"cursor":${JSON.stringify(e.cursor)}}`).join(',')}]` : '';
         return {
           data: null,
-          json: `{"kind":"list.chatevents","room":${room.json},"cursor":${JSON.stringify(read.cursor)},"more":${read.more},"itemcount":${read.entries.length},"events":[${events}]}`,
+          json: `{"kind":"list.chatevents","room":${room.json},"cursor":${JSON.stringify(read.cursor)},"more":${read.more},"itemcount":${read.entries.length},"events":[${events}]${positions}}`,
         };
       },
     }),
@@ -84,6 +88,7 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
       method: 'POST',
       path: 'chat/searchevents',
       access: 'public',
+      limit: 'searches',
       body: Search,
       handler: async (ctx) => ok(await eventLists.search(ctx.app, ctx.body)),
     }),

@@ -27,10 +27,10 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
     assertActingAs(ctx, userid);
     const { user, room, latest, subscription } = await roomService.join(app, found, { userid, ...fields, role: roleIfTrusted(ctx, role) }, limit);
     // Assembled around the events page, which a crowd joining together shares as one Buffer, copied into each answer.
-    const events = latest.bytes ?? JSON.stringify(eventsPage(null, latest.events, latest.cursor, latest.more));
+    const events = latest.tail === undefined ? [JSON.stringify(eventsPage(null, latest.events, latest.cursor, latest.more))] : ['{"kind":"list.chatevents","room":null', latest.tail];
     const json = [
       `{"kind":"chat.joinroom","user":${JSON.stringify(userView(user))},"room":${JSON.stringify(roomView(room))},"eventscursor":`,
-      events,
+      ...events,
       `,"previouseventscursor":${JSON.stringify(latest.more ? beforeCursor(latest.oldestSeq) : '')},"subscription":${JSON.stringify(subscriptionView(subscription, room))}}`,
     ];
     return { data: null, json };
@@ -49,7 +49,7 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
       path: 'chat/roomsbycustomid/:customid/join',
       limit: 'joins',
       body: Join,
-      handler: async (ctx) => join(ctx, ctx.app, await rooms.byCustomId(ctx.app, param(ctx.params, 'customid'))),
+      handler: async (ctx) => join(ctx, ctx.app, await rooms.byCustomId(ctx.app, param(ctx.params, 'customid'), performance.now())),
     }),
     route({
       method: 'POST',

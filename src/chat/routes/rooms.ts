@@ -1,24 +1,24 @@
-import type { Application } from '../../apps/types.js';
+import type { Limits } from '../../limits/limits.js';
 import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/auth.js';
-import { listPayload } from '../../http/cursor.js';
 import { ok, param, route, type RouteDef } from '../../http/route.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
 import type { RoomDirectory } from '../services/room-directory.js';
 import type { RoomLists } from '../services/room-lists.js';
+import type { RoomReads } from '../services/room-reads.js';
 import type { RoomService } from '../services/room-service.js';
-import type { Room } from '../types.js';
-import { roomView, type RoomView } from '../views.js';
+import { roomView } from '../views.js';
 
 export interface RoomRoutesDeps {
   rooms: RoomDirectory;
   roomService: RoomService;
   roomLists: RoomLists;
-  /** The room with who is bounced, shadow banned, ... in it (moderation's view). */
-  moderatedView(app: Application, room: Room): Promise<RoomView>;
+  /** The reads a crowd makes with the same parameters, shared. */
+  roomReads: RoomReads;
+  limits: Limits;
 }
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
-export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: RoomRoutesDeps): RouteDef[] {
+export function roomRoutes({ rooms, roomService, roomLists, roomReads, limits }: RoomRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -35,9 +35,11 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
       path: 'chat/rooms',
       query: ListRooms,
       handler: async (ctx) => {
+        const began = performance.now();
         const q = ctx.query;
-        const { items, next } = await roomLists.rooms(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit);
-        return ok(listPayload('list.chatrooms', 'rooms', items, next));
+        // A filtered list is a search (docs/limits.md, Searches); the plain lobby page is not.
+        if (q.filterbyname !== '' || q.filterbyid !== '' || q.filterbycustomid !== '') await limits.write('searches', ctx);
+        return { data: null, json: [await roomReads.list(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit, began)] };
       },
     }),
     route({
@@ -54,12 +56,12 @@ export function roomRoutes({ rooms, roomService, roomLists, moderatedView }: Roo
       method: 'GET',
       path: 'chat/rooms/:roomid',
       // With who is bounced, shadow banned, ... in it: the SDKs read bouncedusers and shadowbannedusers here.
-      handler: async (ctx) => ok(await moderatedView(ctx.app, await rooms.fresh(ctx.app, param(ctx.params, 'roomid')))),
+      handler: async (ctx) => ({ data: null, json: [await roomReads.byId(ctx.app, param(ctx.params, 'roomid'), performance.now())] }),
     }),
     route({
       method: 'GET',
       path: 'chat/roomsbycustomid/:customid',
-      handler: async (ctx) => ok(roomView(await rooms.byCustomId(ctx.app, param(ctx.params, 'customid')))),
+      handler: async (ctx) => ({ data: null, json: [await roomReads.byCustomId(ctx.app, param(ctx.params, 'customid'), performance.now())] }),
     }),
     route({
       method: 'POST',

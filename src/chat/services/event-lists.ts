@@ -1,4 +1,5 @@
 import type { Application } from '../../apps/types.js';
+import type { BoundedSearch } from '../../db/bounded-search.js';
 import type { Db } from '../../db/client.js';
 import { badRequest } from '../../errors.js';
 import { encodeCursor, stringCursor } from '../../http/cursor.js';
@@ -14,6 +15,7 @@ export interface EventListsDeps {
   db: Db;
   rooms: RoomDirectory;
   views: EventViews;
+  searches: BoundedSearch;
 }
 
 /** The read-only listings of a room's events (besides `updates`) and the app-wide search. */
@@ -55,19 +57,21 @@ export class EventLists {
 
   async search(app: Application, b: SearchBody): Promise<EventsPage> {
     if (b.roomid) await this.deps.rooms.require(app, b.roomid);
-    const found = await searchEvents(
-      this.deps.db,
-      app.id,
-      {
-        roomId: b.roomid || undefined,
-        userId: b.fromuserid || undefined,
-        handlePool: b.fromhandle ? { pool: app.userPool, handle: b.fromhandle } : undefined,
-        body: b.body || undefined,
-        types: b.types !== undefined && b.types.length > 0 ? b.types.map((t) => t.toLowerCase()) : undefined,
-      },
-      stringCursor(b.cursor) ?? '',
-      b.direction === 'forward',
-      b.limit + 1,
+    const found = await this.deps.searches.run((q) =>
+      searchEvents(
+        q,
+        app.id,
+        {
+          roomId: b.roomid || undefined,
+          userId: b.fromuserid || undefined,
+          handlePool: b.fromhandle ? { pool: app.userPool, handle: b.fromhandle } : undefined,
+          body: b.body || undefined,
+          types: b.types !== undefined && b.types.length > 0 ? b.types.map((t) => t.toLowerCase()) : undefined,
+        },
+        stringCursor(b.cursor) ?? '',
+        b.direction === 'forward',
+        b.limit + 1,
+      ),
     );
     const more = found.length > b.limit;
     const items = more ? found.slice(0, b.limit) : found;

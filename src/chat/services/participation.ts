@@ -29,10 +29,7 @@ interface Departure {
 }
 
 /** An arrival as its batch's statement left it. */
-export interface Joined extends store.Arrived {
-  /** performance.now() just before the statement was sent: `room.lastSeq` covers every event committed before then. */
-  seenAt: number;
-}
+export type Joined = store.Arrived;
 
 /** Where each (room, user) pair of a batch first comes, and the distinct pairs (a statement may not change a row twice). */
 function firstOfEach<A extends { roomId: string; userId: string }>(batch: A[]): { first: Map<string, number>; distinct: A[] } {
@@ -51,25 +48,23 @@ export interface NewcomerJoined {
 async function arrive(db: Db, batch: store.Arrival[]): Promise<Joined[]> {
   const { first, distinct } = firstOfEach(batch);
   const done = new Map(distinct.map((a, i) => [memberKey(a.roomId, a.userId), i]));
-  const seenAt = performance.now();
   const written = await store.arriveMany(db, distinct, new Date());
   return batch.map((a, i) => {
     const key = memberKey(a.roomId, a.userId);
     const w = written[done.get(key) as number] as store.Arrived;
-    return { ...w, entered: first.get(key) === i && w.entered, seenAt };
+    return { ...w, entered: first.get(key) === i && w.entered };
   });
 }
 
 /** Distinct pairs once each; a repeat in the same batch is answered undefined (it then joins as anyone else). */
 async function arriveNew(db: Db, batch: store.Newcomer[]): Promise<(NewcomerJoined | undefined)[]> {
   const { first, distinct } = firstOfEach(batch);
-  const seenAt = performance.now();
   const written = await store.arriveNewMany(db, distinct, new Date());
   const done = new Map(distinct.map((c, i) => [memberKey(c.roomId, c.userId), written[i]]));
   return batch.map((c, i) => {
     const key = memberKey(c.roomId, c.userId);
     const w = first.get(key) === i ? done.get(key) : undefined;
-    return w === undefined ? undefined : { user: w.user, joined: { ...w.arrived, seenAt } };
+    return w === undefined ? undefined : { user: w.user, joined: w.arrived };
   });
 }
 

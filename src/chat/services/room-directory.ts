@@ -2,9 +2,9 @@ import type { Application } from '../../apps/types.js';
 import { ReplicatedCache } from '../../cache/replicated-cache.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors.js';
-import { SingleFlight } from '../../single-flight.js';
 import { internal } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
+import { SharedAnswers } from '../../shared-answers.js';
 import { findRoom, findRoomAnyApp, findRoomByCustomId } from '../store/rooms.js';
 import type { RoomCounters } from '../store/participants.js';
 import type { Room } from '../types.js';
@@ -36,7 +36,7 @@ function entryOf(room: Room): Cached {
  */
 export class RoomDirectory {
   private readonly cache: ReplicatedCache<Cached>;
-  private readonly byCustom = new SingleFlight<Room | undefined>();
+  private readonly byCustom = new SharedAnswers<Room | undefined>({ name: 'room_by_custom_id', maxBytes: 4 << 20, sizeOf: () => 2048 });
 
   constructor(private readonly deps: RoomDirectoryDeps) {
     this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
@@ -64,9 +64,9 @@ export class RoomDirectory {
     return room;
   }
 
-  /** Read from the database; a crowd asking for the same room at once shares one read. */
-  async byCustomId(app: Application, customId: string): Promise<Room> {
-    const room = await this.byCustom.run(`${app.id}\u0000${customId}`, () => findRoomByCustomId(this.deps.db, app.id, customId));
+  /** Read from the database once for every request that began (`began`, performance.now()) before the read started. */
+  async byCustomId(app: Application, customId: string, began: number): Promise<Room> {
+    const room = await this.byCustom.take(`${app.id}\u0000${customId}`, { version: '', since: began }, () => findRoomByCustomId(this.deps.db, app.id, customId));
     if (room === undefined) throw notFound(`Room with customid ${customId} not found.`);
     return room;
   }

@@ -32,6 +32,11 @@ export class RoomEffects {
     return effects.filter((e) => inForce(e, now));
   }
 
+  /** `list` read from the database, past what this node's memory may not have heard yet. */
+  async fresh(_app: Application, roomId: string): Promise<RoomEffect[]> {
+    return roomEffects(this.deps.db, roomId, new Date());
+  }
+
   async active(app: Application, roomId: string, userId: string): Promise<RoomEffect[]> {
     return (await this.list(app, roomId)).filter((e) => e.userId === userId);
   }

@@ -1,4 +1,5 @@
 import type { Application } from '../../apps/types.js';
+import type { BoundedSearch } from '../../db/bounded-search.js';
 import type { Db } from '../../db/client.js';
 import { badRequest } from '../../errors.js';
 import { pageOf, stringCursor } from '../../http/cursor.js';
@@ -8,18 +9,22 @@ import { findRooms, listRooms, type RoomFilter } from '../store/rooms.js';
 import type { Room } from '../types.js';
 import { participantView, roomDetailsView, roomView, subscriptionView } from '../views.js';
 
+const isFiltered = (f: RoomFilter) => f.name !== '' || f.id !== '' || f.customId !== '';
+
 export interface RoomListsDeps {
   db: Db;
   users: UserService;
+  searches: BoundedSearch;
 }
 
 /** Read-only listings of rooms and of who is in them, one page (views and the next cursor) at a time. */
 export class RoomLists {
   constructor(private readonly deps: RoomListsDeps) {}
 
-  /** Public rooms in id order; the filters are case-insensitive substrings. */
+  /** Public rooms in id order; the filters are case-insensitive substrings, searched within bounds. */
   async rooms(app: Application, filter: RoomFilter, cursor: string, limit: number) {
-    const found = await listRooms(this.deps.db, app.id, filter, stringCursor(cursor) ?? '', limit + 1);
+    const after = stringCursor(cursor) ?? '';
+    const found = isFiltered(filter) ? await this.deps.searches.run((q) => listRooms(q, app.id, filter, after, limit + 1)) : await listRooms(this.deps.db, app.id, filter, after, limit + 1);
     const { items, next } = pageOf(found, limit, (r) => r.id);
     return { items: items.map((r) => roomView(r)), next };
   }

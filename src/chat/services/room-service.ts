@@ -6,7 +6,10 @@ import { newId } from '../../ids.js';
 import { hasProfanity } from '../../text/profanity.js';
 import type { UserService } from '../../users/service.js';
 import { effectActive, type UserInput } from '../../users/types.js';
+import { endLive } from '../../realtime/live.js';
+import type { Bus } from '../../realtime/bus.js';
 import type { RoomFeeds } from '../feed/feed.js';
+import { ROOM_KIND } from '../feed/topics.js';
 import type { RoomBody } from '../schemas.js';
 import { deleteRoomEvents } from '../store/events.js';
 import { deleteRoomPeople, isAllowed, setPermission } from '../store/participants.js';
@@ -20,6 +23,7 @@ import type { RoomEffects } from './room-effects.js';
 
 export interface RoomServiceDeps {
   db: Db;
+  bus: Bus;
   users: UserService;
   rooms: RoomDirectory;
   effects: RoomEffects;
@@ -96,6 +100,7 @@ export class RoomService {
     await this.deps.effects.clearRoom(app, room.id);
     this.deps.rooms.changed(app, room.id);
     this.deps.feeds.forget(app, room.id);
+    endLive(this.deps.bus, app.id, ROOM_KIND, room.id, 'deleted');
     return { room, deletedEvents };
   }
 
@@ -110,7 +115,6 @@ export class RoomService {
 
   /** Joins the user (made or updated from `input`); answers with the room as it now is and its newest `limit` events. */
   async join(app: Application, room: Room, input: UserInput, limit: number) {
-    const since = performance.now();
     if (room.enableProfanityFilter) assertCleanName(input);
     if (room.private && !(await isAllowed(this.deps.db, room.id, input.userid))) throw forbidden(`Room ${room.id} is private; user ${input.userid} has not been granted permission to join.`);
     // A fan new to the app is created and joined by one statement and has nothing to check; anyone else is read first.
@@ -124,7 +128,7 @@ export class RoomService {
       throw forbidden(`User ${input.userid} has been bounced from room ${room.id} and cannot join it.`);
     }
     const user = fresh?.user ?? (await this.deps.users.ensure(app, input, { onHandleTaken: 'variant', known: { user: existing } }));
-    const { entered, subscription, room: counters, eventsRevision, seenAt } = fresh?.joined ?? (await this.deps.participation.join(app, room, user.userId));
+    const { entered, subscription, room: counters, eventsRevision } = fresh?.joined ?? (await this.deps.participation.join(app, room, user.userId));
     const announced = entered && room.enableEnterAndExit;
     if (announced) await this.deps.posting.system(app, room, { eventtype: 'enter', userid: user.userId });
     // The counters the join's own write returned, unless the enter event moved lastmessagetime since.
@@ -132,8 +136,8 @@ export class RoomService {
     // A user new to the app has nothing only they see: they get the page the crowd joining with them shares.
     const latest =
       existing === undefined && !announced
-        ? await this.deps.feeds.latestShared(app, joined, limit, since, { seq: counters.lastSeq, revision: eventsRevision, seenAt })
-        : await this.deps.feeds.latest(app, joined, limit, user.userId);
+        ? await this.deps.feeds.latestShared(app, joined, limit, { seq: counters.lastSeq, revision: eventsRevision })
+        : await this.deps.feeds.latest(app, joined, limit, user.userId, performance.now());
     return { user, subscription, room: joined, latest };
   }
 

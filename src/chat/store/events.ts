@@ -94,6 +94,15 @@ export async function feedAfter(q: Queryable, roomId: string, afterSeq: number, 
   return { lastSeq: last, events };
 }
 
+/** Feed events everyone may see with seq in (`afterSeq`, `upToSeq`], oldest first: one block of a shared catch-up. */
+export async function feedRange(q: Queryable, roomId: string, afterSeq: number, upToSeq: number): Promise<ChatEvent[]> {
+  return q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), gt(chatEvents.seq, afterSeq), lte(chatEvents.seq, upToSeq), visibleTo(undefined)))
+    .orderBy(asc(chatEvents.seq));
+}
+
 /** The newest `count` feed events up to the room's last seq (for a memory ring), oldest first. */
 export async function feedTail(q: Queryable, roomId: string, count: number): Promise<FeedSlice> {
   const last = await lastSeq(q, roomId);
@@ -107,16 +116,11 @@ export async function feedTail(q: Queryable, roomId: string, count: number): Pro
 
 const visibleTo = (viewer: string | undefined) => (viewer === undefined ? eq(chatEvents.shadowban, false) : or(eq(chatEvents.shadowban, false), eq(chatEvents.userId, viewer)));
 
+/** Displayable to their author at least: shown unless shadow banned. */
+const shown = and(inArray(chatEvents.eventType, [...DISPLAYABLE_TYPES]), eq(chatEvents.active, true), eq(chatEvents.deleted, false), isNotNull(chatEvents.seq), ne(chatEvents.moderation, 'rejected'));
+
 /** Displayable events (api-surface.md) as a SQL condition. */
-export const displayable = (viewer: string | undefined) =>
-  and(
-    inArray(chatEvents.eventType, [...DISPLAYABLE_TYPES]),
-    eq(chatEvents.active, true),
-    eq(chatEvents.deleted, false),
-    isNotNull(chatEvents.seq),
-    ne(chatEvents.moderation, 'rejected'),
-    visibleTo(viewer),
-  );
+export const displayable = (viewer: string | undefined) => and(shown, visibleTo(viewer));
 
 /** A condition on the events a list shows. */
 export type EventFilter = SQL | undefined;
@@ -145,6 +149,19 @@ const LATEST_DISPLAYABLE = statementOnce<Record<string, unknown>>(
 /** `feedBefore` of the displayable events everyone sees, as a named statement: the page a crowd joining at once shares. */
 export async function latestDisplayable(q: Queryable, roomId: string, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
   return (await LATEST_DISPLAYABLE(q, { roomId, beforeSeq, limit })).map(EVENT_ROWS.of).reverse();
+}
+
+/**
+ * Displayable events only their authors see (shadow banned) with seq in (`afterSeq`, `upToSeq`],
+ * oldest first, at most `limit`: what a page shared by everyone lacks for each of those authors.
+ */
+export async function shadowedBetween(q: Queryable, roomId: string, afterSeq: number, upToSeq: number, limit: number): Promise<ChatEvent[]> {
+  return q
+    .select()
+    .from(chatEvents)
+    .where(and(eq(chatEvents.roomId, roomId), shown, eq(chatEvents.shadowban, true), gt(chatEvents.seq, afterSeq), lte(chatEvents.seq, upToSeq)))
+    .orderBy(asc(chatEvents.seq))
+    .limit(limit);
 }
 
 /** Every stored event of the room (waiting ones too), newest `limit` before id `beforeId`, oldest first. */

@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
+import { rows, type Queryable } from '../../db/client.js';
 import { containing } from '../../db/like.js';
-import { chatRooms } from '../../db/schema/chat.js';
+import { chatRoomEffects, chatRooms } from '../../db/schema/chat.js';
+import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
 import type { Room } from '../types.js';
 
 export type NewRoom = typeof chatRooms.$inferInsert;
@@ -107,4 +108,45 @@ export async function reserveSeqs(q: Queryable, roomId: string, count: number): 
 export async function lastSeq(q: Queryable, roomId: string): Promise<number> {
   const [row] = await q.select({ lastSeq: chatRooms.lastSeq }).from(chatRooms).where(eq(chatRooms.id, roomId));
   return row?.lastSeq ?? 0;
+}
+
+/** The feed's head and its events revision (changes in place move it), as one row read. */
+export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: number; revision: number }> {
+  const [row] = await q.select({ seq: chatRooms.lastSeq, revision: chatRooms.eventsRevision }).from(chatRooms).where(eq(chatRooms.id, roomId));
+  return { seq: row?.seq ?? 0, revision: row?.revision ?? 0 };
+}
+
+/**
+ * What a room's details (the row and its moderation lists) are made from, as one string that
+ * changes whenever they do: the row's modification time and the counters the details show, and of its effects and user
+ * reports how many there are, the newest one's time (every insert or upsert sets it) and how many
+ * effects are in force now. Undefined for a room that is not there.
+ */
+export async function roomDetailsVersion(q: Queryable, roomId: string): Promise<string | undefined> {
+  const [row] = await rows<{ version: string }>(
+    q,
+    sql`select concat_ws('/', r.${sql.identifier(chatRooms.whenModified.name)}, r.${sql.identifier(chatRooms.inRoom.name)}, r.${sql.identifier(chatRooms.lastMessageAt.name)},
+      (select concat_ws('/', count(*), max(e.${sql.identifier(chatRoomEffects.added.name)}), count(*) filter (where e.${sql.identifier(chatRoomEffects.expires.name)} is null or e.${sql.identifier(chatRoomEffects.expires.name)} > now()))
+         from ${chatRoomEffects} e where e.${sql.identifier(chatRoomEffects.roomId.name)} = r.${sql.identifier(chatRooms.id.name)}),
+      (select concat_ws('/', count(*), max(u.${sql.identifier(chatRoomUserReports.added.name)}))
+         from ${chatRoomUserReports} u where u.${sql.identifier(chatRoomUserReports.roomId.name)} = r.${sql.identifier(chatRooms.id.name)})) as version
+      from ${chatRooms} r where r.${sql.identifier(chatRooms.id.name)} = ${roomId}`,
+  );
+  return row?.version;
+}
+
+/**
+ * What a page of the public rooms (no filters) is made from, as one string that changes whenever
+ * it does: the ids, modification times and shown counters of the `limit` rooms after `after` and of
+ * the one after them (whether there are more). Reads the few columns of the page's rows, not the rows.
+ */
+export async function roomsPageVersion(q: Queryable, appId: string, after: string, limit: number): Promise<string> {
+  const c = (column: { name: string }) => sql.identifier(column.name);
+  const [row] = await rows<{ version: string | null }>(
+    q,
+    sql`select md5(string_agg(concat_ws('/', ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)}), ',' order by ${c(chatRooms.id)})) as version
+      from (select ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)} from ${chatRooms}
+        where ${c(chatRooms.appId)} = ${appId} and ${c(chatRooms.private)} = false and ${c(chatRooms.id)} > ${after} order by ${c(chatRooms.id)} limit ${limit + 1}) page`,
+  );
+  return row?.version ?? '';
 }

@@ -1,10 +1,12 @@
-import { assertActingAs, roleIfTrusted } from '../../http/auth.js';
+import { notFound } from '../../errors.js';
+import { assertActingAs, mayActFor, roleIfTrusted } from '../../http/auth.js';
 import { ok, param, route, type Reply, type RequestContext, type RouteDef } from '../../http/route.js';
 import { CreateComment, DeleteComment, EditComment, ListComments, ListReplies, React, RepliesBatch, ReportComment, SetDeleted, Vote, type CreateCommentInput } from '../schemas.js';
 import type { Changes, DeleteResult } from '../services/changes.js';
 import type { Feedback } from '../services/feedback.js';
 import type { Posting } from '../services/posting.js';
 import type { Reader } from '../services/reading.js';
+import { isHeld } from '../types.js';
 import type { CommentView } from '../views.js';
 
 const COMMENT = 'comment/conversations/:conversationid/comments/:commentid';
@@ -39,7 +41,12 @@ export function commentRoutes({ reader, posting, changes, feedback }: CommentSer
     route({
       method: 'GET',
       path: COMMENT,
-      handler: async (ctx) => ok((await reader.one(ctx.app, conversationId(ctx), commentId(ctx))).view),
+      handler: async (ctx) => {
+        const { comment, view } = await reader.one(ctx.app, conversationId(ctx), commentId(ctx));
+        // Held back by moderation, it is its author's and the moderators' to read; to anyone else it does not exist, as in every list.
+        if (isHeld(comment) && !mayActFor(ctx, comment.userId)) throw notFound(`Comment ${comment.id} not found in conversation ${conversationId(ctx)}.`);
+        return ok(view);
+      },
     }),
     route({
       method: 'GET',

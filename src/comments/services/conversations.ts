@@ -4,6 +4,8 @@ import { violatedUniqueIndex } from '../../db/errors.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
 import { newId } from '../../ids.js';
+import type { Bus } from '../../realtime/bus.js';
+import { endLive } from '../../realtime/live.js';
 import type { UserService } from '../../users/service.js';
 import type { UpsertConversationInput } from '../schemas.js';
 import { deleteAllInConversation } from '../store/comments.js';
@@ -17,6 +19,7 @@ import { isTimeKey } from './time-key.js';
 
 export interface ConversationsDeps {
   db: Db;
+  bus: Bus;
   cache: PageCache;
   users: Pick<UserService, 'require'>;
   tallies: TallyWriter;
@@ -148,6 +151,7 @@ export class Conversations {
       return removed;
     });
     this.deps.cache.changed(app.id, [conversation.conversationId]);
+    endLive(this.deps.bus, app.id, 'conversation', conversation.conversationId, 'deleted');
     return deletedComments;
   }
 }

@@ -55,7 +55,7 @@ export async function updateComment(q: Queryable, id: string, patch: Settable<Co
   return row;
 }
 
-/** `active` after an undelete: shown unless moderation holds it back (computed on the row, so a concurrent decision counts). */
+/** `active` after an undelete: shown unless moderation holds it back (computed on the row, so a concurrent decision counts; isHeld is the rule on a row read). */
 export const activeUnlessHeld = sql<boolean>`${comments.moderation} in ('na', 'approved')`;
 
 /** Settles a queued comment (pending or flagged); undefined when it was not (or no longer) in the queue. */

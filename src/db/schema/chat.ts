@@ -51,7 +51,12 @@ export const chatRooms = pgTable(
     added: ts('added').notNull().defaultNow(),
     whenModified: ts('when_modified').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('chat_rooms_custom_id_idx').on(t.appId, t.customId), index('chat_rooms_app_idx').on(t.appId, t.id)],
+  (t) => [
+    uniqueIndex('chat_rooms_custom_id_idx').on(t.appId, t.customId),
+    index('chat_rooms_app_idx').on(t.appId, t.id),
+    // filterbyname is a case-insensitive substring: trigrams find it without reading every room (migration 0012).
+    index('chat_rooms_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
+  ],
 );
 
 export type ModerationState = 'na' | 'pending' | 'flagged' | 'approved' | 'rejected';
@@ -104,6 +109,8 @@ export const chatEvents = pgTable(
     index('chat_events_waiting_idx').on(t.appId, t.moderation).where(sql`${t.seq} is null`),
     index('chat_events_queue_idx').on(t.appId, t.id).where(sql`${t.moderation} in ('pending', 'flagged')`),
     index('chat_events_parent_idx').on(t.parentId),
+    // searchevents' body is a case-insensitive substring: trigrams find it without reading the room's history.
+    index('chat_events_body_trgm_idx').using('gin', t.body.op('gin_trgm_ops')),
   ],
 );
 

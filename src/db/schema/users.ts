@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { ts } from './columns.js';
 
@@ -31,7 +30,14 @@ export const users = pgTable(
     added: ts('added').notNull().defaultNow(),
     whenModified: ts('when_modified').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.pool, t.userId] }), uniqueIndex('users_handle_idx').on(t.pool, t.handleLower), index('users_display_name_idx').on(t.pool, sql`lower(${t.displayName})`)],
+  (t) => [
+    primaryKey({ columns: [t.pool, t.userId] }),
+    uniqueIndex('users_handle_idx').on(t.pool, t.handleLower),
+    // user/search: handle and userid prefixes, name substrings, all case-insensitive; trigrams serve the three.
+    index('users_handle_trgm_idx').using('gin', t.handleLower.op('gin_trgm_ops')),
+    index('users_user_id_trgm_idx').using('gin', t.userId.op('gin_trgm_ops')),
+    index('users_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
+  ],
 );
 
 export const userReports = pgTable(

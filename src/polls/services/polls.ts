@@ -4,6 +4,8 @@ import type { Db, Tx } from '../../db/client.js';
 import { conflict, notFound } from '../../errors.js';
 import { type Page, pageOf, stringCursor } from '../../http/cursor.js';
 import { newId } from '../../ids.js';
+import type { Bus } from '../../realtime/bus.js';
+import { endLive } from '../../realtime/live.js';
 import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
 import * as store from '../store/polls.js';
 import { clearResponses, deleteResponses } from '../store/responses.js';
@@ -49,6 +51,7 @@ const customIdTaken = (customId: string | null | undefined) => conflict(`The cus
 /** What PollService uses. */
 export interface PollServiceDeps {
   db: Db;
+  bus: Bus;
   /** Told the polls whose standings a change other than a vote moved (a reset, a deleted choice). */
   standings: Pick<StandingsPush, 'changed'>;
 }
@@ -106,13 +109,15 @@ export class PollService {
   }
 
   async delete(app: Application, pollId: string): Promise<{ poll: Poll; choices: Choice[] }> {
-    return this.deps.db.transaction(async (tx) => {
+    const deleted = await this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
       const choices = await store.choicesOf(tx, [pollId]);
       await deleteResponses(tx, pollId);
       const poll = (await store.deletePoll(tx, app.id, pollId)) as Poll;
       return { poll, choices };
     });
+    endLive(this.deps.bus, app.id, 'poll', pollId, 'deleted');
+    return deleted;
   }
 
   /** Removes every response; returns how many. */

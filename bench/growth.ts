@@ -1,0 +1,217 @@
+/**
+ * Costs as the store grows: the same reads and writes on a small store (1,000 events in one room,
+ * 50 rooms, 250 users) and on a grown one (HISTORY events in one room, ROOMS rooms, USERS users),
+ * each end a server of its own, the built server with rate limits off. The rows are loaded
+ * straight into the database while the server is stopped (bench/lib/grow-store.ts), not through
+ * the API. At each end, after a warm-up of each request: server CPU per request (from the
+ * server process, /proc) and requests/s for the reads of issue 41's table, the three searches
+ * (a word one message, one fan, one room carries), a post, a join and a like (on Postgres also
+ * the CPU of the server's Postgres backends per request); then the time a
+ * restart after kill -9 takes to answer /healthz. Prints both ends and their ratio (large/small).
+ *
+ *   npm run bench:growth                                   # embedded
+ *   DATABASE_URL=postgres://… npm run bench:growth         # Postgres (fresh databases {name}_growth_small/_large)
+ *   HISTORY=1000000 ROOMS=20000 USERS=100000 SECONDS=5 CONNECTIONS=8
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readUpdatesCursor, updatesCursor } from '../src/chat/feed/cursor.js';
+import { initEmbeddedCluster } from '../src/db/embedded.js';
+import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
+import { benchApp, benchClient, type BenchApp } from './lib/app.js';
+import { load } from './lib/autocannon.js';
+import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
+import { freshDatabase } from './lib/fresh-database.js';
+import { growStore, rareWord, type StoreSize } from './lib/grow-store.js';
+import { joinSpeakers } from './lib/limits.js';
+
+const SMALL: StoreSize = { history: 1_000, rooms: 50, users: 250 };
+const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
+const seconds = Number(process.env['SECONDS'] ?? 5);
+const connections = Number(process.env['CONNECTIONS'] ?? 8);
+const databaseUrl = process.env['DATABASE_URL'];
+/** The row of each kind whose rare word the searches look for (present at both ends). */
+const SOUGHT = 7;
+
+interface Measure {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** Bodies sent in turn (POST). */
+  bodies?: () => string[];
+}
+
+interface Result {
+  cpuUs: number;
+  /** CPU per request of the server's Postgres backends (0 on the embedded database, which is in the server's process). */
+  dbCpuUs: number;
+  requestsPerSec: number;
+  failed: number;
+}
+
+/** The requests measured, in order (the join's new fans are the like's likers). */
+function measures(roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): Measure[] {
+  const fans = Array.from({ length: 50_000 }, (_, i) => `${end}-fan${i}`);
+  const room = `chat/rooms/${roomId}`;
+  return [
+    { name: 'updates at the head', method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq)}` },
+    { name: 'updates 100 behind', method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq - 100)}` },
+    { name: 'updates without cursor', method: 'GET', path: `${room}/updates` },
+    { name: 'room details', method: 'GET', path: room },
+    { name: 'rooms list (limit 50)', method: 'GET', path: 'chat/rooms?limit=50' },
+    { name: 'user by id', method: 'GET', path: `user/users/${speakers[0]}` },
+    { name: 'search events (one message)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: rareWord('event', SOUGHT) })] },
+    { name: 'search events (common word)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: 'message' })] },
+    { name: 'search users (one fan)', method: 'POST', path: 'user/search', bodies: () => [JSON.stringify({ name: rareWord('user', SOUGHT) })] },
+    { name: 'rooms filterbyname (one room)', method: 'GET', path: `chat/rooms?filterbyname=${rareWord('room', SOUGHT)}` },
+    { name: 'post', method: 'POST', path: `${room}/command`, bodies: () => speakers.map((userid, i) => JSON.stringify({ userid, command: `growth post ${i}` })) },
+    { name: 'join', method: 'POST', path: `${room}/join`, bodies: () => fans.map((userid) => JSON.stringify({ userid, displayname: userid })) },
+    // Each speaker likes, then (after every other has) takes it back: the same work at both ends, however many are sent.
+    {
+      name: 'like',
+      method: 'POST',
+      path: `${room}/events/${eventId}/react`,
+      bodies: () => [true, false].flatMap((reacted) => speakers.map((userid) => JSON.stringify({ userid, reaction: 'like', reacted }))),
+    },
+  ];
+}
+
+/**
+ * Waits until the server has finished the requests a load left behind: autocannon stops sending,
+ * not the server working, and a slow read's queue would otherwise be counted in the next one.
+ */
+async function settled(pid: number): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const before = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 250));
+    if (cpuSeconds(pid) - before < 0.02) return;
+  }
+}
+
+async function measure(server: SpawnedServer, app: BenchApp, m: Measure, durationSeconds: number, url: string | undefined): Promise<Result> {
+  const pid = server.process.pid as number;
+  await settled(pid);
+  const backends = url === undefined ? [] : await databaseBackendPids(url);
+  const dbBefore = pidsCpuSeconds(backends);
+  const before = cpuSeconds(pid);
+  const result = await load({
+    url: app.url(m.path),
+    method: m.method,
+    headers: { 'x-api-token': app.token },
+    connections,
+    durationSeconds,
+    ...(m.bodies === undefined ? {} : { bodies: m.bodies() }),
+  });
+  // The requests still in flight when the load stopped are done, and counted, before the CPU is read.
+  await settled(pid);
+  const answered = Math.max(1, result.answered + connections);
+  const dbSeconds = cpuUsedBetween(dbBefore, pidsCpuSeconds(backends));
+  return { cpuUs: ((cpuSeconds(pid) - before) * 1e6) / answered, dbCpuUs: (dbSeconds * 1e6) / answered, requestsPerSec: result.requestsPerSec, failed: result.non2xx + result.errors };
+}
+
+/** Rate limits off, and no search refused for running beside the others: what a search costs is measured, not its cap. */
+const serverEnv = (dataDir: string, url: string | undefined) => ({
+  DATA_DIR: dataDir,
+  RATE_LIMITS: 'off',
+  SEARCH_MAX_CONCURRENT: String(connections),
+  ...(url === undefined ? {} : { DATABASE_URL: url }),
+});
+
+/**
+ * Milliseconds from spawning the server on a store a kill -9 left to its first healthy answer;
+ * Infinity when it did not answer within spawnServer's 60 s (a busy shared machine).
+ */
+async function restartAfterKill(server: SpawnedServer, dataDir: string, url: string | undefined): Promise<{ ms: number; server: SpawnedServer | undefined }> {
+  await server.kill('SIGKILL');
+  const started = performance.now();
+  try {
+    const again = await spawnServer(serverEnv(dataDir, url), BUILT);
+    return { ms: performance.now() - started, server: again };
+  } catch (err) {
+    console.log(`restart after kill -9 failed: ${(err as Error).message.split('\n')[0]}`);
+    return { ms: Number.POSITIVE_INFINITY, server: undefined };
+  }
+}
+
+/** The server on this store, tried three times: on a busy shared machine one start may outlast spawnServer's 60 s. */
+async function start(dataDir: string, url: string | undefined): Promise<SpawnedServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnServer(serverEnv(dataDir, url), BUILT);
+    } catch (err) {
+      if (attempt === 3) throw err;
+      console.log(`server start ${attempt} failed (${(err as Error).message.split('\n')[0]}); trying again`);
+    }
+  }
+}
+
+/** One end: a store of `size`, its measures, its restart time. */
+async function end(name: string, size: StoreSize): Promise<{ results: Map<string, Result>; restartMs: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), `growth-${name}-`));
+  const url = await freshDatabase(databaseUrl, `growth_${name}`);
+  // The embedded cluster made before the server starts: on a busy machine initdb alone may outlast spawnServer's patience.
+  if (url === undefined) await initEmbeddedCluster(dataDir);
+  let server: SpawnedServer | undefined = await start(dataDir, url);
+  try {
+    let app = await benchApp(server.url);
+    const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: `growth ${name}`, enableenterandexit: false });
+    const speakers = await joinSpeakers(app, room.id, 200);
+    await server.stop();
+    const loading = performance.now();
+    await growStore({ dataDir, databaseUrl: url }, { appId: app.appid, roomId: room.id, speakers }, size);
+    console.log(`${name}: grew ${size.history} events, ${size.rooms} rooms, ${size.users} users in ${((performance.now() - loading) / 1000).toFixed(1)} s`);
+    server = await start(dataDir, url);
+    app = benchClient(server.url, app.appid, app.token);
+    const target = await app.call<{ speech: { id: string } }>('POST', `chat/rooms/${room.id}/command`, { userid: speakers[0], command: 'like me' });
+    const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?limit=1`);
+    const lastseq = readUpdatesCursor(head.cursor);
+    const results = new Map<string, Result>();
+    for (const m of measures(room.id, lastseq, target.speech.id, speakers, name)) {
+      // Its JIT, its prepared statements and the pages it reads warmed before it is counted.
+      await measure(server, app, m, 1, url);
+      const r = await measure(server, app, m, seconds, url);
+      results.set(m.name, r);
+      console.log(
+        `${name}: ${m.name}: ${r.cpuUs.toFixed(0)} µs CPU/request${url === undefined ? '' : ` (+${r.dbCpuUs.toFixed(0)} µs in Postgres)`}, ${r.requestsPerSec}/s${r.failed > 0 ? `, ${r.failed} failed` : ''}`,
+      );
+    }
+    const restart = await restartAfterKill(server, dataDir, url);
+    server = restart.server;
+    console.log(`${name}: restart after kill -9: ${restart.ms.toFixed(0)} ms`);
+    return { results, restartMs: restart.ms };
+  } finally {
+    await server?.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { stdio: 'inherit' });
+const where = databaseUrl === undefined ? 'embedded' : 'Postgres';
+console.log(`growth on ${where}: small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)}, ${seconds} s per request kind, ${connections} connections, rate limits off`);
+const small = await end('small', SMALL);
+const large = await end('large', LARGE);
+const rows = [...small.results].map(([name, s]) => {
+  const l = large.results.get(name) as Result;
+  return {
+    request: name,
+    'small µs': Math.round(s.cpuUs),
+    'large µs': Math.round(l.cpuUs),
+    ratio: (l.cpuUs / s.cpuUs).toFixed(2),
+    ...(databaseUrl === undefined ? {} : { 'small db µs': Math.round(s.dbCpuUs), 'large db µs': Math.round(l.dbCpuUs), 'db ratio': (l.dbCpuUs / s.dbCpuUs).toFixed(2) }),
+    'small /s': s.requestsPerSec,
+    'large /s': l.requestsPerSec,
+    failed: s.failed + l.failed,
+  };
+});
+rows.push({
+  request: 'restart after kill -9 (ms)',
+  'small µs': Math.round(small.restartMs),
+  'large µs': Math.round(large.restartMs),
+  ratio: (large.restartMs / small.restartMs).toFixed(2),
+  'small /s': 0,
+  'large /s': 0,
+  failed: 0,
+});
+console.table(rows);

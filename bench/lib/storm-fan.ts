@@ -1,0 +1,332 @@
+import { RawSocket } from '../ws-fanout-raw.js';
+import { RawSse, type RawSseEvent } from './raw-sse.js';
+
+export type Transport = 'ws' | 'sse';
+
+/** Where a fan follows its room: one node or several (tried in turn when one cannot be reached). */
+export interface FanRoute {
+  /** Base URLs, `http://host:port`. */
+  endpoints: string[];
+  appid: string;
+  token: string;
+  roomId: string;
+}
+
+export interface FanOptions {
+  transport: Transport;
+  /** The room's `updates` cursor to resume after, and the feed position it holds. */
+  cursor: string;
+  seq: number;
+  /** Keep every event id received, in order (for a check against the feed; costs a JSON parse per event). */
+  recordIds?: boolean;
+  /** Full-jitter reconnect backoff: a delay drawn in [0, min(cap, base × 2^attempt)). */
+  backoffBaseMs?: number;
+  backoffCapMs?: number;
+  /** How long an event past a hole in `seq` waits for the ones before it (two nodes publish as they commit). */
+  holeMs?: number;
+  /** Index into `endpoints` of the node to try first. */
+  firstEndpoint?: number;
+}
+
+/** REST `updates` pages a fan too far behind reads, as engage-client does (client/src/live-client.ts). */
+const CATCHUP_PAGE = 500;
+const SEQ = Buffer.from('"seq":');
+const CURSOR = Buffer.from('"cursor":"');
+
+/** The feed position an `updates` cursor holds (base64url JSON `{"u":seq}`). */
+export function seqOfCursor(cursor: string): number {
+  const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { u?: number };
+  if (typeof value.u !== 'number') throw new Error(`not an updates cursor: ${cursor}`);
+  return value.u;
+}
+
+/**
+ * One fan of a room over a WebSocket (raw frames, resuming by subscribe with its cursor) or
+ * server-sent events (resuming by Last-Event-ID), as a real client would: it reconnects with
+ * full-jitter backoff, catches up through REST `updates` pages when the server says it is too far
+ * behind, then follows again from their cursor. It counts what breaks exactly-once, in-order
+ * delivery: `gaps` (positions never delivered) and `repeats` (a position delivered again).
+ */
+export class StormFan {
+  /** The feed position of the last event delivered in order. */
+  seq: number;
+  delivered = 0;
+  gaps = 0;
+  repeats = 0;
+  /** Events that arrived after a higher seq (put back in order; only two nodes cause it). */
+  lateArrivals = 0;
+  /** Connections opened after the first. */
+  reconnects = 0;
+  /** Times the server refused the resume as too far behind and REST pages were read. */
+  restCatchUps = 0;
+  /** Subscribed (WebSocket) or stream open (SSE). */
+  live = false;
+  readonly ids: string[] = [];
+  /** The last refusal or failure seen, for the report. */
+  lastProblem = '';
+  /** performance.now() when `seq` first reached `goal`. */
+  reachedAt: number | undefined;
+  private goal = Number.POSITIVE_INFINITY;
+  private cursorText: string;
+  /** The frame the cursor is read from when it is needed (reading it from every frame would cost the load generator). */
+  private cursorFrame: Buffer | undefined;
+  private readonly held = new Map<number, { cursor: string | Buffer; id: string | undefined }>();
+  private holeTimer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private opened = 0;
+  private endpoint: number;
+  private closing: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly route: FanRoute,
+    private readonly options: FanOptions,
+  ) {
+    this.seq = options.seq;
+    this.cursorText = options.cursor;
+    this.endpoint = options.firstEndpoint ?? 0;
+  }
+
+  get transport(): Transport {
+    return this.options.transport;
+  }
+
+  get recordsIds(): boolean {
+    return this.options.recordIds === true;
+  }
+
+  get cursor(): string {
+    if (this.cursorFrame !== undefined) {
+      const at = this.cursorFrame.lastIndexOf(CURSOR) + CURSOR.length;
+      this.cursorText = this.cursorFrame.toString('latin1', at, this.cursorFrame.indexOf(0x22, at));
+      this.cursorFrame = undefined;
+    }
+    return this.cursorText;
+  }
+
+  /** Remember when `seq` first reaches `seq` (at once if it has). */
+  watch(seq: number): void {
+    this.goal = seq;
+    this.reachedAt = this.seq >= seq ? performance.now() : undefined;
+  }
+
+  /** Connects and resolves once following (subscribed, or the stream open). */
+  async start(): Promise<void> {
+    this.connect();
+    const deadline = performance.now() + 60_000;
+    while (!this.live) {
+      if (performance.now() > deadline) throw new Error(`a ${this.transport} fan did not subscribe: ${this.lastProblem}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.holeTimer);
+    this.closing?.();
+  }
+
+  private get base(): string {
+    return this.route.endpoints[this.endpoint % this.route.endpoints.length] as string;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    if (this.opened++ > 0) this.reconnects++;
+    if (this.transport === 'ws') this.connectSocket();
+    else void this.connectStream();
+  }
+
+  /** The connection ended (or never opened): try again after a full-jitter delay, the next node first when it never opened. */
+  private lost(problem: string, neverOpened: boolean): void {
+    this.live = false;
+    this.closing = undefined;
+    this.lastProblem = problem;
+    this.dropHeld();
+    if (this.stopped) return;
+    if (neverOpened) this.endpoint++;
+    const ceiling = Math.min(this.options.backoffCapMs ?? 1000, (this.options.backoffBaseMs ?? 100) * 2 ** this.attempt);
+    this.attempt++;
+    setTimeout(() => this.connect(), Math.random() * ceiling);
+  }
+
+  private connectSocket(): void {
+    const { appid, token, roomId } = this.route;
+    const url = `${this.base.replace(/^http/, 'ws')}/api/v3/${appid}/ws?token=${encodeURIComponent(token)}`;
+    let socket: RawSocket | undefined;
+    let ended = false;
+    const end = (problem: string, neverOpened: boolean) => {
+      if (ended) return;
+      ended = true;
+      this.lost(problem, neverOpened);
+    };
+    const subscribe = () => socket?.send(JSON.stringify({ type: 'subscribe', topic: `room:${roomId}`, cursor: this.cursor }));
+    // Frames that came with the upgrade's answer, before the socket was handed over.
+    const early: Buffer[] = [];
+    const onText = (frame: Buffer) => {
+      if (socket === undefined) return void early.push(Buffer.from(frame));
+      // `{"type":"event"…`: bytes 9 and 10 are `e` `v`.
+      if (frame[9] === 0x65 && frame[10] === 0x76) return this.frameEvent(frame);
+      const text = frame.toString();
+      if (text.startsWith('{"type":"ready"')) subscribe();
+      else if (text.startsWith('{"type":"subscribed"')) this.following();
+      else if (text.startsWith('{"type":"error"')) {
+        const error = JSON.parse(text) as { code: string; message: string };
+        this.lastProblem = `${error.code}: ${error.message}`;
+        if (error.code === 'bad_request') void this.catchUp().then(() => !ended && subscribe());
+        else socket?.close();
+      }
+    };
+    // A refused connection's close can come before its rejection: it never opened if the socket was not handed over.
+    RawSocket.open(url, onText, () => end('connection closed', socket === undefined)).then(
+      (opened) => {
+        socket = opened;
+        this.closing = () => opened.close();
+        if (ended) opened.close();
+        for (const frame of early.splice(0)) onText(frame);
+      },
+      (err: Error) => end(err.message, true),
+    );
+  }
+
+  private async connectStream(): Promise<void> {
+    const { appid, token, roomId } = this.route;
+    const url = `${this.base}/api/v3/${appid}/sse?topic=room:${encodeURIComponent(roomId)}&token=${encodeURIComponent(token)}`;
+    let ended = false;
+    let streaming = false;
+    const end = (problem: string, neverOpened: boolean) => {
+      if (ended) return;
+      ended = true;
+      this.lost(problem, neverOpened);
+    };
+    try {
+      const { sse, opening } = await RawSse.open(
+        url,
+        { 'last-event-id': this.cursor },
+        (event) => this.streamEvent(event),
+        // A refused connection's close can come before its rejection: it never opened unless the stream did.
+        () => end('stream closed', !streaming),
+      );
+      streaming = opening.status === 200;
+      if (streaming) {
+        this.closing = () => sse.close();
+        if (ended) sse.close();
+        else this.following();
+        return;
+      }
+      this.lastProblem = `${opening.status}: ${opening.body.slice(0, 200)}`;
+      // Too far behind (or a cursor the server no longer resumes): REST pages, then open again at once.
+      if (opening.status === 400) {
+        ended = true;
+        this.live = false;
+        await this.catchUp();
+        this.connect();
+      }
+    } catch (err) {
+      end((err as Error).message, true);
+    }
+  }
+
+  private following(): void {
+    this.live = true;
+    this.attempt = 0;
+  }
+
+  private frameEvent(frame: Buffer): void {
+    let at = frame.lastIndexOf(SEQ) + SEQ.length;
+    let seq = 0;
+    for (let c = frame[at] as number; c >= 0x30 && c <= 0x39; c = frame[++at] as number) seq = seq * 10 + c - 0x30;
+    const id = this.options.recordIds ? (JSON.parse(frame.toString()) as { data: { id: string } }).data.id : undefined;
+    this.arrived(seq, frame, id);
+  }
+
+  private streamEvent(event: RawSseEvent): void {
+    if (event.id === undefined) return;
+    const id = this.options.recordIds ? (JSON.parse(event.data) as { id: string }).id : undefined;
+    this.arrived(seqOfCursor(event.id), event.id, id);
+  }
+
+  private arrived(seq: number, cursor: string | Buffer, id: string | undefined): void {
+    if (seq <= this.seq || this.held.has(seq)) {
+      this.repeats++;
+      return;
+    }
+    if (seq !== this.seq + 1) {
+      this.held.set(seq, { cursor, id });
+      this.holeTimer ??= setTimeout(() => this.holeIsReal(), this.options.holeMs ?? 1000);
+      return;
+    }
+    if (this.held.size > 0) this.lateArrivals++;
+    this.deliver(seq, cursor, id);
+    for (let next = this.held.get(this.seq + 1); next !== undefined; next = this.held.get(this.seq + 1)) {
+      this.held.delete(this.seq + 1);
+      this.deliver(this.seq + 1, next.cursor, next.id);
+    }
+    if (this.held.size === 0) this.clearHoleTimer();
+  }
+
+  private deliver(seq: number, cursor: string | Buffer, id: string | undefined): void {
+    this.seq = seq;
+    this.delivered++;
+    if (typeof cursor === 'string') {
+      this.cursorText = cursor;
+      this.cursorFrame = undefined;
+    } else this.cursorFrame = cursor;
+    if (id !== undefined) this.ids.push(id);
+    if (seq >= this.goal && this.reachedAt === undefined) this.reachedAt = performance.now();
+  }
+
+  /** The events before the lowest held one did not come within `holeMs`: the hole counts as a gap and delivery goes on past it. */
+  private holeIsReal(): void {
+    this.holeTimer = undefined;
+    if (this.held.size === 0) return;
+    const lowest = Math.min(...this.held.keys());
+    this.gaps += lowest - this.seq - 1;
+    this.seq = lowest - 1;
+    const first = this.held.get(lowest);
+    if (first !== undefined) this.arrived(lowest, first.cursor, first.id);
+  }
+
+  private clearHoleTimer(): void {
+    clearTimeout(this.holeTimer);
+    this.holeTimer = undefined;
+  }
+
+  /** Held events go with the connection: the resume from the cursor brings them again. */
+  private dropHeld(): void {
+    this.held.clear();
+    this.clearHoleTimer();
+  }
+
+  /** Reads `updates` pages from the cursor to the end (as engage-client does past the replay horizon). */
+  private async catchUp(): Promise<void> {
+    this.restCatchUps++;
+    this.dropHeld();
+    const { appid, token, roomId } = this.route;
+    for (let more = true; more && !this.stopped; ) {
+      let page: { events: { id: string }[]; cursor: string; more: boolean };
+      try {
+        const res = await fetch(`${this.base}/api/v3/${appid}/chat/rooms/${encodeURIComponent(roomId)}/updates?limit=${CATCHUP_PAGE}&cursor=${encodeURIComponent(this.cursor)}`, {
+          headers: { 'x-api-token': token },
+          signal: AbortSignal.timeout(10_000),
+        });
+        const body = (await res.json()) as { data?: typeof page; message?: string };
+        if (!res.ok || body.data === undefined) throw new Error(`updates answered ${res.status}: ${body.message}`);
+        page = body.data;
+      } catch (err) {
+        this.lastProblem = (err as Error).message;
+        await new Promise((r) => setTimeout(r, Math.random() * (this.options.backoffCapMs ?? 1000)));
+        continue;
+      }
+      const end = seqOfCursor(page.cursor);
+      const from = this.seq;
+      // Every feed position between the two cursors is one event (the API token sees them all).
+      if (page.events.length !== end - from) this.gaps += Math.abs(end - from - page.events.length);
+      page.events.forEach((event, i) => this.deliver(from + i + 1, page.cursor, this.options.recordIds ? event.id : undefined));
+      this.seq = end;
+      this.cursorText = page.cursor;
+      this.cursorFrame = undefined;
+      more = page.more;
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { ValueFamily } from './metrics/family.js';
+import { registry } from './metrics/registry.js';
+
+/** What a caller asks of an answer before it may share one already made. */
+export interface Freshness {
+  /** The revision counters the answer depends on, as the caller sees them now: an answer made at another version is not shared. */
+  version: string;
+  /**
+   * When the caller's request began (performance.now()), for answers that must hold every change
+   * acknowledged before it even where no version shows it (the feed's head): only an answer whose
+   * read started at or after it is shared. Omit when the version says it all.
+   */
+  since?: number;
+}
+
+export interface SharedAnswersOptions<V> {
+  /** Names the cache in metrics (`engage_shared_answers_total{cache=…}`). */
+  name: string;
+  /** Bytes held at most; past it the least recently used answers go. */
+  maxBytes: number;
+  /** The bytes an answer holds (its serialised size is close enough). */
+  sizeOf: (value: V) => number;
+}
+
+interface Entry<V> {
+  version: string;
+  /** performance.now() when its read began. */
+  startedAt: number;
+  value: Promise<V>;
+  bytes: number;
+  settled: boolean;
+  /** A read queued behind this running one, for callers this one started too early for. */
+  next?: Entry<V>;
+}
+
+const answers = new ValueFamily(registry, 'engage_shared_answers_total', 'Shared answers (catch-up pages, crowd reads): taken from memory (hit) or read (miss)', 'counter', ['cache', 'result']);
+
+/**
+ * Answers many callers ask for with the same parameters (a catch-up page, a room, a page of the
+ * rooms list), read once per change and shared: key = what was asked, version = the revision
+ * counters its writes bump. One read fills an entry (callers arriving meanwhile share it); a caller
+ * whose request began after a running read started waits for the one read queued behind it, so a
+ * crowd costs one read per read's duration, never one per caller. Bounded by bytes, least recently
+ * used first out; a failed read is not kept.
+ */
+export class SharedAnswers<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private bytes = 0;
+  private readonly hits;
+  private readonly misses;
+
+  constructor(private readonly options: SharedAnswersOptions<V>) {
+    this.hits = answers.cell(options.name, 'hit');
+    this.misses = answers.cell(options.name, 'miss');
+  }
+
+  /** The answer for `key` as fresh as `want` asks; `read` makes it when no held or running one will do. */
+  take(key: string, want: Freshness, read: () => Promise<V>): Promise<V> {
+    const held = this.entries.get(key);
+    if (held !== undefined && held.version === want.version) {
+      if (want.since === undefined || held.startedAt >= want.since) return this.hit(key, held);
+      if (!held.settled) {
+        held.next ??= this.queued(key, held, read);
+        this.hits.inc();
+        return held.next.value;
+      }
+    }
+    return this.start(key, want.version, read).value;
+  }
+
+  /** Forgets `key` (its running read still answers the callers it has). */
+  drop(key: string): void {
+    const held = this.entries.get(key);
+    if (held === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= held.bytes;
+  }
+
+  /** Forgets every answer. */
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  /** Bytes held now (for tests and metrics). */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  private hit(key: string, held: Entry<V>): Promise<V> {
+    this.hits.inc();
+    // Most recently used last, so eviction takes the first.
+    this.entries.delete(key);
+    this.entries.set(key, held);
+    return held.value;
+  }
+
+  private start(key: string, version: string, read: () => Promise<V>): Entry<V> {
+    this.misses.inc();
+    this.drop(key);
+    const entry: Entry<V> = { version, startedAt: performance.now(), value: read(), bytes: 0, settled: false };
+    this.entries.set(key, entry);
+    entry.value.then(
+      (value) => this.settled(key, entry, value),
+      () => {
+        entry.settled = true;
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return entry;
+  }
+
+  /** Starts `read` once `running` settles; callers share it meanwhile. */
+  private queued(key: string, running: Entry<V>, read: () => Promise<V>): Entry<V> {
+    const placeholder: Entry<V> = { version: running.version, startedAt: Number.POSITIVE_INFINITY, value: undefined as unknown as Promise<V>, bytes: 0, settled: false };
+    placeholder.value = running.value.then(
+      () => this.start(key, running.version, read).value,
+      () => this.start(key, running.version, read).value,
+    );
+    return placeholder;
+  }
+
+  private settled(key: string, entry: Entry<V>, value: V): void {
+    entry.settled = true;
+    if (this.entries.get(key) !== entry) return;
+    entry.bytes = this.options.sizeOf(value);
+    this.bytes += entry.bytes;
+    for (const [oldest, held] of this.entries) {
+      if (this.bytes <= this.options.maxBytes) break;
+      if (!held.settled) continue;
+      this.entries.delete(oldest);
+      this.bytes -= held.bytes;
+    }
+  }
+}

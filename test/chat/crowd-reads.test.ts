@@ -1,0 +1,117 @@
+// Response bodies are arbitrary JSON; tests read them loosely and assert on the values.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newApp, uid, type TestApp } from '../helpers/api.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { parseSamples, total } from '../operability/prometheus-text.js';
+import { join, makeRoom, say } from './helpers.js';
+
+const TOKEN = 'crowd-reads-metrics-token-0123456789';
+const CROWD = 100;
+
+/**
+ * The reads a crowd makes with the same parameters (updates without a cursor, room details by id
+ * and custom id, rooms list pages) are shared, and every change acknowledged before a read is in it.
+ */
+describe('crowd reads', () => {
+  let server: SpawnedServer;
+  let t: TestApp;
+
+  const reads = async (cache: string) => {
+    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const samples = parseSamples(text);
+    return total(samples, 'engage_shared_answers_total', { cache, result: 'miss' });
+  };
+  const crowd = async (path: string) => {
+    const answers = await Promise.all(Array.from({ length: CROWD }, () => t.api.get(path)));
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    return answers.map((a) => a.body.data);
+  };
+
+  beforeAll(async () => {
+    server = await spawnServer({ METRICS_TOKEN: TOKEN, RATE_LIMITS: 'off' });
+    t = await newApp({}, server.url);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('updates without a cursor: a crowd shares one page, which shows an edit, a new name and a new event at once', async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false });
+    const host = (await join(t.api, room.id, uid('host'), { displayname: 'Commentator' })).user.userid;
+    const said = await say(t.api, room.id, host, 'kick off');
+    const before = await reads('latest_page');
+    for (const page of await crowd(`chat/rooms/${room.id}/updates`)) expect(page.events.map((e: any) => e.body)).toEqual(['kick off']);
+    expect((await reads('latest_page')) - before).toBeLessThanOrEqual(2);
+
+    expect((await t.api.put(`chat/rooms/${room.id}/events/${said.speech.id}`, { userid: host, body: 'kick off!' })).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}/updates`)).body.data.events.map((e: any) => e.body)).toEqual(['kick off!']);
+    expect((await t.api.post(`user/users/${host}`, { displayname: 'Head Commentator' })).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}/updates`)).body.data.events.map((e: any) => e.user.displayname)).toEqual(['Head Commentator']);
+    await say(t.api, room.id, host, 'goal');
+    const page = (await t.api.get(`chat/rooms/${room.id}/updates?limit=1`)).body.data;
+    expect(page).toMatchObject({ kind: 'list.chatevents', more: true, itemcount: 1, room: { id: room.id } });
+    expect(page.events.map((e: any) => e.body)).toEqual(['goal']);
+  });
+
+  it("updates without a cursor: a shadow-banned fan sees their own events in the shared page, nobody else does, and a fan's own reaction is marked", async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false });
+    const [fan, other] = [uid('fan'), uid('other')];
+    await join(t.api, room.id, fan);
+    await join(t.api, room.id, other);
+    const first = await say(t.api, room.id, other, 'one');
+    await t.api.get(`chat/rooms/${room.id}/updates`);
+    expect((await t.api.post(`chat/rooms/${room.id}/shadowban`, { userid: fan, applyeffect: true })).status).toBe(200);
+    await say(t.api, room.id, fan, 'hidden');
+    await say(t.api, room.id, other, 'two');
+    const bodies = async (query: string) => (await t.api.get(`chat/rooms/${room.id}/updates?${query}`)).body.data.events.map((e: any) => e.body);
+    expect(await bodies('')).toEqual(['one', 'two']);
+    expect(await bodies(`userid=${other}`)).toEqual(['one', 'two']);
+    expect(await bodies(`userid=${fan}`)).toEqual(['one', 'hidden', 'two']);
+    // The newest two as the fan sees them: their own event counts.
+    const mine = (await t.api.get(`chat/rooms/${room.id}/updates?userid=${fan}&limit=2`)).body.data;
+    expect(mine.events.map((e: any) => e.body)).toEqual(['hidden', 'two']);
+    expect(mine.more).toBe(true);
+
+    expect((await t.api.post(`chat/rooms/${room.id}/events/${first.speech.id}/react`, { userid: other, reaction: 'like', reacted: true })).status).toBe(200);
+    const liked = (await t.api.get(`chat/rooms/${room.id}/updates?userid=${other}`)).body.data.events[0];
+    expect(liked.reactions).toEqual([expect.objectContaining({ type: 'like', count: 1 })]);
+  });
+
+  it('room details by id and by custom id: a crowd shares its reads, and a room update or moderation change is in the next read', async () => {
+    const customid = uid('custom');
+    const room = await makeRoom(t.api, { enableenterandexit: false, customid });
+    const before = await reads('room_details');
+    for (const details of await crowd(`chat/rooms/${room.id}`)) expect(details).toMatchObject({ id: room.id, name: room.name, shadowbannedusers: [] });
+    // Made once for the version of the room the crowd saw.
+    expect((await reads('room_details')) - before).toBeLessThanOrEqual(2);
+    for (const details of await crowd(`chat/roomsbycustomid/${customid}`)) expect(details).toMatchObject({ id: room.id, customid });
+
+    expect((await t.api.post(`chat/rooms/${room.id}`, { name: 'Renamed' })).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.name).toBe('Renamed');
+    expect((await t.api.get(`chat/roomsbycustomid/${customid}`)).body.data.name).toBe('Renamed');
+    const fan = uid('fan');
+    await join(t.api, room.id, fan);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.inroom).toBe(1);
+    expect((await t.api.post(`chat/rooms/${room.id}/shadowban`, { userid: fan, applyeffect: true })).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.shadowbannedusers).toEqual([fan]);
+    expect((await t.api.post(`chat/rooms/${room.id}/shadowban`, { userid: fan, applyeffect: false })).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).body.data.shadowbannedusers).toEqual([]);
+    expect((await t.api.post(`chat/rooms/${room.id}`, { customid: `${customid}x` })).status).toBe(200);
+    expect((await t.api.get(`chat/roomsbycustomid/${customid}`)).status).toBe(404);
+  });
+
+  it('rooms list pages: a crowd shares its reads, and a new or renamed room is in the next read', async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false });
+    const before = await reads('rooms_list');
+    for (const list of await crowd('chat/rooms?limit=50')) expect(list.rooms.map((r: any) => r.id)).toContain(room.id);
+    expect((await reads('rooms_list')) - before).toBeLessThan(CROWD / 2);
+    expect((await t.api.post(`chat/rooms/${room.id}`, { name: 'Lobby renamed' })).status).toBe(200);
+    const listed = (await t.api.get('chat/rooms?limit=50')).body.data.rooms.find((r: any) => r.id === room.id);
+    expect(listed.name).toBe('Lobby renamed');
+    await join(t.api, room.id);
+    expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.find((r: any) => r.id === room.id).inroom).toBe(1);
+    const added = await makeRoom(t.api, { enableenterandexit: false });
+    expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.map((r: any) => r.id)).toContain(added.id);
+  });
+});
