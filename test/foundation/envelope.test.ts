@@ -61,7 +61,7 @@ describe('envelope on every error class', () => {
     const del = await app.api.send('PATCH', `user/users/${uid('u')}`);
     expectEnvelope(del, 405);
     const allow = (del.headers.get('allow') ?? '').split(',').map((s) => s.trim());
-    expect(allow.sort()).toEqual(['DELETE', 'GET', 'POST']);
+    expect(allow.sort()).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
   });
 
   it('405 for a handle rule', async () => {
