@@ -68,8 +68,10 @@ describe('a path parameter holding NUL (%00) gets 400 naming it, never a 500', (
     expect(Object.keys(res.body.errors).sort()).toEqual(['eventid', 'roomid']);
   });
 
-  it('still answers 403 first to a caller without a token', async () => {
+  it('refuses it before anything else, even from a caller without a token: a bad id never reaches a store, the app directory included', async () => {
     const res = await request('GET', app.api.url('user/users/x%00y'));
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({ userid: 'must not contain NUL characters' });
+    expect((await request('GET', app.api.url('user/users/xy'))).status).toBe(403);
   });
 });
