@@ -7,7 +7,9 @@ let server: SpawnedServer | undefined;
 export async function setup(project: TestProject): Promise<void> {
   // Every test file reaches this server from 127.0.0.1, like many clients behind one NAT: their
   // deliberate refused credentials together would lock the address out, so the budget is higher.
-  server = await spawnServer({ RATE_LIMIT_AUTH_FAILURES: '100000/1m' });
+  // For the same reason the searches it runs at once are not capped at a node's default of 4: the
+  // fuzzers search in parallel beside every other file (test/limits/searches.test.ts proves the cap on a server of its own).
+  server = await spawnServer({ RATE_LIMIT_AUTH_FAILURES: '100000/1m', SEARCH_MAX_CONCURRENT: '1000' });
   project.provide('baseUrl', server.url);
 }
 
