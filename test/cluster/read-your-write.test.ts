@@ -64,7 +64,8 @@ async function bShowsWhatAShows(roomid: string, cursor: string, before: Set<stri
   const onB = await view(nodes.b, roomid, cursor);
   const onA = await view(nodes.a.api, roomid, cursor);
   expect({ ...onB, fromCursor: learned(onB.fromCursor, before) }).toEqual({ ...onA, fromCursor: learned(onA.fromCursor, before) });
-  expect(await resumedOn(nodes.servers[1].url, roomid, cursor, onB.fromCursor.length)).toEqual(onB.fromCursor);
+  // The replay reads the feed as it is now (shared blocks) where B's ring may still hold pre-change copies: compared as learned, like A's and B's.
+  expect(learned(await resumedOn(nodes.servers[1].url, roomid, cursor, onB.fromCursor.length), before)).toEqual(learned(onB.fromCursor, before));
   return onB;
 }
 
