@@ -45,16 +45,19 @@ export const wsMetrics = {
   refusedAddress: wsRefused.cell('429'),
 };
 
-export const sseMetrics = {
-  connections: new ValueFamily(registry, `${PREFIX}sse_connections`, 'Open server-sent event streams (GET /api/v3/{appid}/sse)', 'gauge', []).cell(),
-  /** Each one is called with every live item of its topic: it must go with its subscriber. */
-  liveListeners: new ValueFamily(
+/** Each listener is called with every live item of its topic: it must go with its subscriber. */
+export const liveMetrics = {
+  listeners: new ValueFamily(
     registry,
     `${PREFIX}live_listeners`,
     "Listeners on live topics besides uWS's own: each event stream's topics, and each WebSocket resume still replaying or in its grace period",
     'gauge',
     [],
   ).cell(),
+};
+
+export const sseMetrics = {
+  connections: new ValueFamily(registry, `${PREFIX}sse_connections`, 'Open server-sent event streams (GET /api/v3/{appid}/sse)', 'gauge', []).cell(),
 };
 
 const busMessages = new ValueFamily(registry, `${PREFIX}bus_messages_total`, 'Bus messages published by this node, and received from other nodes', 'counter', ['direction']);

@@ -2,7 +2,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import type { Application } from '../apps/types.js';
 import { jsonOnce } from '../json-once.js';
 import type { Logger } from '../logger.js';
-import { sseMetrics, wsMetrics } from '../metrics/registry.js';
+import { liveMetrics, wsMetrics } from '../metrics/registry.js';
 import type { Backpressure } from './backpressure.js';
 import type { Bus, BusOutage } from './bus.js';
 import { TopicContinuity } from './continuity.js';
@@ -133,10 +133,10 @@ export class LiveHub {
       this.interceptors.set(key, set);
     }
     set.add(listener);
-    sseMetrics.liveListeners.inc();
+    liveMetrics.listeners.inc();
     return () => {
       if (!set.delete(listener)) return;
-      sseMetrics.liveListeners.dec();
+      liveMetrics.listeners.dec();
       if (set.size === 0) this.interceptors.delete(key);
     };
   }

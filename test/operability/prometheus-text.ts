@@ -24,6 +24,12 @@ export function familyTypes(text: string): Map<string, string> {
   return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1] as string, m[2] as string]));
 }
 
+/** Scrapes `/metrics` of the server at `base` (METRICS_TOKEN `token`) and sums `name` over the samples whose labels include `labels`. */
+export async function scrapedTotal(base: string, token: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  return total(parseSamples(text), name, labels);
+}
+
 /** The sum of the samples of `name` whose labels include `labels`. */
 export function total(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
-import { parseSamples, total } from '../operability/prometheus-text.js';
+import { scrapedTotal } from '../operability/prometheus-text.js';
 import { SseReader } from './sse-reader.js';
 import { connect, type Frame, type WsClient } from './ws-client.js';
 
@@ -20,14 +20,10 @@ describe('a crowd resuming at once shares its catch-up', () => {
   const posted: { seq: number; cursor: string; body: string }[] = [];
 
   const say = (body: string, userid = 'speaker') => app.api.post(`chat/rooms/${room}/command`, { userid, command: body });
-  const blockReads = async () => {
-    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-    const samples = parseSamples(text);
-    return {
-      misses: total(samples, 'engage_shared_answers_total', { cache: 'catch_up_block', result: 'miss' }),
-      hits: total(samples, 'engage_shared_answers_total', { cache: 'catch_up_block', result: 'hit' }),
-    };
-  };
+  const blockReads = async () => ({
+    misses: await scrapedTotal(server.url, TOKEN, 'engage_shared_answers_total', { cache: 'catch_up_block', result: 'miss' }),
+    hits: await scrapedTotal(server.url, TOKEN, 'engage_shared_answers_total', { cache: 'catch_up_block', result: 'hit' }),
+  });
 
   beforeAll(async () => {
     server = await spawnServer({ METRICS_TOKEN: TOKEN, RATE_LIMITS: 'off' });

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
-import { parseSamples, total } from '../operability/prometheus-text.js';
+import { scrapedTotal } from '../operability/prometheus-text.js';
 import { connect, type Frame } from './ws-client.js';
 
 const TOKEN = 'resume-abort-metrics-token-012345';
@@ -17,10 +17,7 @@ describe('a resume abandoned mid-read', () => {
   let firstCursor: string;
 
   const say = (body: string) => app.api.post(`chat/rooms/${room}/command`, { userid: 'speaker', command: body });
-  const listeners = async () => {
-    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-    return total(parseSamples(text), 'engage_live_listeners');
-  };
+  const listeners = () => scrapedTotal(server.url, TOKEN, 'engage_live_listeners');
 
   beforeAll(async () => {
     server = await spawnServer({ METRICS_TOKEN: TOKEN, RATE_LIMITS: 'off' });

@@ -7,7 +7,6 @@ import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
 import { displayable, feedAfter, feedBefore, feedTail } from '../store/events.js';
-import { lastSeq } from '../store/rooms.js';
 import type { Room } from '../types.js';
 import type { UserService } from '../../users/service.js';
 import type { EventView } from '../views.js';
@@ -150,7 +149,8 @@ export class RoomFeeds {
     // Until the room's feed reaches this node, a ring could miss events.
     if (!this.leases.renew(app.id, room.id, now)) return this.fromStore(app, room.id, seq, cursor, limit, viewer);
     const ring = await this.ring(app, room.id);
-    const behind = this.checkHead && ring.last < (await lastSeq(this.deps.db, room.id));
+    // A crowd polling on a cluster shares the head read of its wave (the resumes' one).
+    const behind = this.checkHead && ring.last < (await this.catchUp.head(app, room.id, performance.now())).seq;
     const usable = ring.usable(now);
     if (!usable) this.rings.delete(room.id);
     const held = behind || !usable ? undefined : ring.after(seq);
