@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { roomWithUser } from '../webhooks/chat.js';
 import { eventually } from '../webhooks/receiver.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 const hook = (url: string, label: string) => ({ label, url, enabled: true, type: 'postpublish', events: ['chatspeech'] });
 
@@ -32,7 +31,7 @@ const PRIVATE_V6: [string, string][] = [
  * saved by the same database's previous server without the option.
  */
 describe('webhook receivers on IPv6 forms of private addresses', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'engage-ssrf-'));
+  const dataDir = freshDataDir();
   let server: SpawnedServer | undefined;
   let app: TestApp;
   const saved: string[] = [];

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, newApp, uid } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * Webhooks are at-least-once across a kill -9: loops post chat messages, comments and comment
@@ -17,7 +16,7 @@ const LOAD_MS = 2500;
 
 let server: SpawnedServer | undefined;
 let receiver: Receiver | undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-hook-crash-'));
+const dataDir = freshDataDir();
 afterAll(async () => {
   await server?.stop();
   await receiver?.close();

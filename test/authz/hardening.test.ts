@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, Client, manage, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { roomWithUser } from '../webhooks/chat.js';
 import { eventually, startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { open, wsUrl } from '../realtime/ws-client.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
@@ -18,7 +17,7 @@ const hook = (url: string, label = 'h') => ({ label, url, enabled: true, type: '
  * option: that hook stands for a name whose address changed after it was saved.
  */
 describe('WEBHOOK_DENY_PRIVATE and CORS_ORIGINS', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'engage-hardening-'));
+  const dataDir = freshDataDir();
   let server: SpawnedServer | undefined;
   let app: TestApp;
   let receiver: Receiver;

@@ -1,11 +1,10 @@
 // Response bodies are arbitrary JSON; tests read them loosely and assert on the values.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, newApp, uid } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * A crowd joining one room and liking one event while the server is killed with SIGKILL; after
@@ -18,7 +17,7 @@ const KILL_AFTER = 80;
 const WORKERS = 24;
 
 let server: SpawnedServer | undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-crowd-kill9-'));
+const dataDir = freshDataDir();
 afterAll(async () => {
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });

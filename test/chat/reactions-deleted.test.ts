@@ -1,13 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_OPTIONS } from '../../src/db/embedded.js';
 import { type Client, newApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { join, makeRoom, say } from './helpers.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * chat_reactions has no foreign key to chat_events (its check cost every like a query): a
@@ -17,7 +16,7 @@ import { join, makeRoom, say } from './helpers.js';
  * has stopped. Likes through the crowd's statement and other reactions are both written.
  */
 const postgresUrl = process.env['DATABASE_URL'] ?? '';
-const dataDir = mkdtempSync(joinPath(tmpdir(), 'engage-reactions-'));
+const dataDir = freshDataDir();
 let server: SpawnedServer | undefined;
 afterAll(async () => {
   await server?.stop();

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { drain, join, makeRoom, say } from './helpers.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,7 +42,7 @@ describe('idle sessions expire (SESSION_IDLE_SECONDS=2)', () => {
 });
 
 describe('subscriptions persist across restarts', () => {
-  const dataDir = mkdtempSync(joinPath(tmpdir(), 'chat-persist-'));
+  const dataDir = freshDataDir();
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('lists the same subscriptions and keeps the feed after the server restarts', async () => {

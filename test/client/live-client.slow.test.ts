@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { wsUrl } from '../realtime/ws-client.js';
@@ -10,12 +8,13 @@ import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { TcpProxy } from './proxy.js';
 import { feedAfter, gaps, post, Received, until } from './stream.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * engage-client in Node against a real server, through a TCP proxy that cuts the network: each
  * room subscription must hand over every event once, in seq order, with no gap.
  */
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-client-'));
+const dataDir = freshDataDir();
 // Thousands of posts from a few users: the chat rate limit would refuse them. The last test
 // locks the address out (failed authentications) for a short while.
 const ENV = { DATA_DIR: dataDir, RATE_LIMIT_CHAT: '1000000/10s', RATE_LIMIT_AUTH_FAILURES: '20/1m', RATE_LIMIT_AUTH_LOCKOUT: '3s' };

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, newApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { allPages, inBatches, newConversation, postComment } from './helpers.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * A crowd up-voting and liking one comment when the server is killed with SIGKILL; restarted on
@@ -17,7 +16,7 @@ const WORKERS = 24;
 const KILL_AFTER_ACKS = 150;
 
 let server: SpawnedServer | undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-crowd-kill9-'));
+const dataDir = freshDataDir();
 afterAll(async () => {
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });

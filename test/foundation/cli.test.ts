@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, request } from '../helpers/api.js';
 import { MANAGE_TOKEN, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { expectEnvelope } from './util.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -48,7 +47,8 @@ describe('npm run app:create', () => {
   let dataDir: string;
   let server: SpawnedServer | undefined;
   beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'engage-cli-'));
+    // An embedded database made before (the server started once): its first start is not this test's subject.
+    dataDir = freshDataDir();
   });
   afterAll(async () => {
     await server?.stop();

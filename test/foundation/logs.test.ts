@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 
@@ -20,14 +23,16 @@ async function lineWithin(server: SpawnedServer, test: (line: Record<string, unk
 
 describe('logs', () => {
   let server: SpawnedServer;
+  const firstStartDir = mkdtempSync(join(tmpdir(), 'engage-first-start-'));
 
   beforeAll(async () => {
-    // No MANAGE_TOKEN: the banner prints a generated one (and, on a fresh embedded database, an application).
-    server = await spawnServer({ LOG_LEVEL: 'info', MANAGE_TOKEN: '' });
+    // No MANAGE_TOKEN: the banner prints a generated one (and, on a first start of the embedded default, an application: an empty data directory).
+    server = await spawnServer({ LOG_LEVEL: 'info', MANAGE_TOKEN: '', DATA_DIR: firstStartDir });
   });
 
   afterAll(async () => {
     await server?.stop();
+    rmSync(firstStartDir, { recursive: true, force: true });
   });
 
   it('writes the listening line within a second of the server answering', async () => {

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, newApp, uid } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { allPages } from '../comments/helpers.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * Nothing acknowledged is lost: concurrent chat posts (and some comments and votes) against a
@@ -15,7 +14,7 @@ const LOAD_MS = 3000;
 const WORKERS = 16;
 
 let server: SpawnedServer | undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-kill9-'));
+const dataDir = freshDataDir();
 afterAll(async () => {
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });

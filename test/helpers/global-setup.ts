@@ -1,10 +1,20 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { useDataTemplate } from './data-template.js';
 import { spawnServer, type SpawnedServer } from './spawn.js';
 
 let server: SpawnedServer | undefined;
+let template: string | undefined;
 
-/** One shared server for the suite; each test file makes its own application on it. */
+/** The embedded database's template (see data-template.ts), then one shared server for the suite; each test file makes its own application on it. */
 export async function setup(project: TestProject): Promise<void> {
+  if (process.env['DATABASE_URL'] === undefined) {
+    template = mkdtempSync(join(tmpdir(), 'engage-template-'));
+    await (await spawnServer({ DATA_DIR: template })).stop();
+    useDataTemplate(template);
+  }
   // Every test file reaches this server from 127.0.0.1, like many clients behind one NAT: their
   // deliberate refused credentials together would lock the address out, so the budget is higher.
   // For the same reason the searches it runs at once are not capped at a node's default of 4: the
@@ -15,6 +25,7 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await server?.stop();
+  if (template !== undefined) rmSync(template, { recursive: true, force: true });
 }
 
 declare module 'vitest' {

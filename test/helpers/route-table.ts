@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { freshDataDir } from './data-template.js';
 import type { ServedRoute } from './route-table-server.js';
 import { MANAGE_TOKEN, NODE_FLAGS, stopProcess } from './spawn.js';
 
@@ -16,7 +15,7 @@ export interface RouteTableServer {
 
 /** Starts a server of its own (a fresh embedded database unless DATABASE_URL is set) that reports the route table it serves. */
 export async function startWithRouteTable(env: Record<string, string> = {}): Promise<RouteTableServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'engage-routes-'));
+  const dataDir = freshDataDir();
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', new URL('./route-table-server.ts', import.meta.url).pathname], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, MANAGE_TOKEN, LOG_LEVEL: 'silent', ...env },

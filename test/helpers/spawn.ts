@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { freshDataDir } from './data-template.js';
 
 export const MANAGE_TOKEN = 'test-manage-token-0123456789';
 /** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
@@ -45,7 +44,7 @@ export async function freePort(): Promise<number> {
 export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
   // A restart passes the port the process it replaces had.
   const port = env['PORT'] === undefined ? await freePort() : Number(env['PORT']);
-  const dataDir = env['DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'engage-test-'));
+  const dataDir = env['DATA_DIR'] ?? freshDataDir();
   const ownsDataDir = env['DATA_DIR'] === undefined;
   const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...entry] as [string, ...string[]];
   const child = spawn(command, args, {

@@ -1,13 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_OPTIONS } from '../../src/db/embedded.js';
 import { FREEZE_AGE } from '../../src/db/embedded-vacuum.js';
 import { newApp, uid } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { join, makeRoom, say } from '../chat/helpers.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * PGlite runs no autovacuum: the server itself keeps the planner's statistics, vacuums dead row
@@ -16,7 +15,7 @@ import { join, makeRoom, say } from '../chat/helpers.js';
  * sets, and `relfrozenxid` stay).
  */
 const EMBEDDED = { DATABASE_URL: '', REDIS_URL: '', RATE_LIMITS: 'off' };
-const dataDir = mkdtempSync(joinPath(tmpdir(), 'engage-vacuum-'));
+const dataDir = freshDataDir();
 let server: SpawnedServer | undefined;
 afterAll(async () => {
   await server?.stop();
