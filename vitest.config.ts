@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -7,6 +8,12 @@ import { defineConfig } from 'vitest/config';
  */
 export const SLOW_TESTS = 'test/**/*.slow.test.ts';
 
+/**
+ * Most of a test file's time is spent waiting on a server process (its own, or the shared one), so
+ * more files run at once than there are cores (vitest's default is one fewer than the cores).
+ */
+const WORKERS = Math.max(3, availableParallelism());
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -15,5 +22,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: WORKERS,
   },
 });

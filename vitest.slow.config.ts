@@ -1,7 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import fast, { SLOW_TESTS } from './vitest.config.js';
 
-/** `npm run test:slow`: the long proofs `npm test` leaves out (files named `*.slow.test.ts`, outside test/cluster), on the same settings. */
+/**
+ * `npm run test:slow`: the long proofs `npm test` leaves out (files named `*.slow.test.ts`, outside
+ * test/cluster), on the same settings but for the workers: proofs at volume (floods, crowds, kill -9
+ * under load) measure a machine they have to themselves, so vitest's default (one fewer than the cores).
+ */
 export default defineConfig({
-  test: { ...fast.test, include: [SLOW_TESTS], exclude: ['test/cluster/**', 'node_modules/**'] },
+  test: { ...fast.test, include: [SLOW_TESTS], exclude: ['test/cluster/**', 'node_modules/**'], maxWorkers: Math.max(1, availableParallelism() - 1) },
 });

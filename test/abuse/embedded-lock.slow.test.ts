@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FROM_SOURCE, freePort, MANAGE_TOKEN, NODE_FLAGS, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * The embedded database's lock is released by the kernel when its holder dies: a start right
@@ -12,7 +12,7 @@ import { FROM_SOURCE, freePort, MANAGE_TOKEN, NODE_FLAGS, spawnServer, type Spaw
  */
 const EMBEDDED = { DATABASE_URL: '', REDIS_URL: '' };
 const ROOT = new URL('../..', import.meta.url).pathname;
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-lock-'));
+const dataDir = freshDataDir();
 let server: SpawnedServer | undefined;
 afterAll(async () => {
   await server?.stop();

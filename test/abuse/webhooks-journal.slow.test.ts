@@ -1,13 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_OPTIONS } from '../../src/db/embedded.js';
 import { newApp, uid } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 /**
  * The webhook journal (docs/webhooks.md, postpublish) costs nothing to an application without
@@ -28,7 +27,7 @@ afterAll(async () => {
 });
 
 async function startServer(env: Record<string, string> = {}): Promise<{ server: SpawnedServer; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'engage-journal-'));
+  const dataDir = freshDataDir();
   dataDirs.push(dataDir);
   server = await spawnServer({ DATA_DIR: dataDir, ...env });
   servers.push(server);

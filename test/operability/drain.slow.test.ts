@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { drain as readFrom, join as joinRoom, makeRoom } from '../chat/helpers.js';
 import { Client, newApp } from '../helpers/api.js';
 import { type SpawnedServer, spawnServer } from '../helpers/spawn.js';
 import { connect } from '../realtime/ws-client.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
 const DRAIN_SECONDS = 2;
 const WRITERS = 32;
@@ -26,7 +25,7 @@ interface Outcome {
  * it received, exits 0, and the restarted process has every acknowledged post.
  */
 describe('a single embedded node restarted with SIGTERM under load', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'engage-drain-'));
+  const dataDir = freshDataDir();
   const servers: SpawnedServer[] = [];
   afterAll(async () => {
     for (const s of servers) await s.stop();

@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { Client, newApp } from '../helpers/api.js';
 import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { roomWithUser } from './chat.js';
 import { eventually, startReceiver, verifySignature, type Receiver } from './receiver.js';
+import { freshDataDir } from '../helpers/data-template.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'engage-webhook-restart-'));
+const dataDir = freshDataDir();
 let servers: SpawnedServer[] = [];
 let receiver: Receiver | undefined;
 afterAll(async () => {
