@@ -3,6 +3,7 @@ import { eventFrame, type Delivery, type LiveHub } from './hub.js';
 import type { LiveMessage } from './live.js';
 import { Refusal } from './refusal.js';
 import type { Replay, Topic } from './topics.js';
+import { TurnShare } from './turn-share.js';
 
 /** Replay reads the feed in pages of this size, at most MAX_REPLAY_PAGES of them (MAX_REPLAY events). */
 const REPLAY_PAGE = 500;
@@ -16,6 +17,9 @@ const RESUME_GRACE_MS = 2_000;
 
 /** Replayed frames go out in slices of this many, the event loop free between slices: live posting keeps its latency while a crowd catches up. */
 const REPLAY_SLICE = 100;
+/** Every replay of this node shares the loop: a turn sends at most this many replayed items in all (about 2 MB of chat events). */
+const REPLAYED_PER_TURN = 2_000;
+const turns = new TurnShare(REPLAYED_PER_TURN);
 /** A subscriber holding more unsent bytes than this gets the next slice only once it has taken some in. */
 const REPLAY_UNSENT_BYTES = 256 * 1024;
 const UNSENT_POLL_MS = 5;
@@ -72,8 +76,8 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     // Each frame names the seq of the one before it in this subscriber's stream (its cursor's for the first).
     let prev = from;
     for (let at = 0; at < items.length; at += REPLAY_SLICE) {
-      if (at > 0 && !(await roomFor(target))) return;
       const slice = items.slice(at, at + REPLAY_SLICE);
+      if (!(await roomFor(target, slice.length))) return;
       const before = prev;
       target.replayed(slice, (item, i) => replayFrame(topic.name, item, i === 0 ? before : slice[i - 1]?.seq));
       for (const item of slice) if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
@@ -93,14 +97,14 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
 }
 
 /**
- * Waits for the next turn of the event loop and, while the subscriber holds too much unsent, for it
- * to take some in (at most UNSENT_PATIENCE_MS: past that the next slice goes, and a subscriber past
- * its backpressure limit is closed as a slow consumer); false once it is gone.
+ * Waits, while the subscriber holds too much unsent, for it to take some in (at most
+ * UNSENT_PATIENCE_MS: past that the next slice goes, and a subscriber past its backpressure limit
+ * is closed as a slow consumer), then for a turn of the loop with room for `items`; false once it is gone.
  */
-async function roomFor(target: ResumeTarget): Promise<boolean> {
-  await new Promise(setImmediate);
+async function roomFor(target: ResumeTarget, items: number): Promise<boolean> {
   const until = performance.now() + UNSENT_PATIENCE_MS;
   while (target.active() && target.unsent() > REPLAY_UNSENT_BYTES && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, UNSENT_POLL_MS));
+  if (target.active()) await turns.take(items);
   return target.active();
 }
 
