@@ -15,15 +15,18 @@
  *   npm run bench:storm                                   # N=1000 RATE=20 CUT=75, embedded default
  *   N=200 CUT=30 npm run bench:storm
  *   DATABASE_URL=postgres://… npm run bench:storm          # Postgres (a fresh database next to the one named)
+ *   PROXY=haproxy|node      # the cutting proxy: HAProxy when installed (least CPU taken from the server), else one in Node
  *   TRANSPORT=ws|sse|both LIVE=15 WARMUP=5 SAMPLE_EVERY=50 RECOVERY_TIMEOUT=300
  *   DATA_DIR=/path   # the embedded database of an earlier start (its initdb can outlast the start's 60 s on a busy machine)
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { startCutProxy } from './lib/cut-proxy.js';
 import { freshDatabase } from './lib/fresh-database.js';
+import { HAPROXY, startHaproxyCutProxy } from './lib/haproxy-cut-proxy.js';
 import { joinSpeakers } from './lib/limits.js';
 import { SteadyPoster } from './lib/steady-poster.js';
 import { seqOfCursor, StormFan, type Transport } from './lib/storm-fan.js';
@@ -38,6 +41,8 @@ const TRANSPORT = (process.env['TRANSPORT'] ?? 'both') as Transport | 'both';
 const SAMPLE_EVERY = Number(process.env['SAMPLE_EVERY'] ?? 50);
 const RECOVERY_TIMEOUT = Number(process.env['RECOVERY_TIMEOUT'] ?? 300);
 const databaseUrl = process.env['DATABASE_URL'];
+const PROXY = process.env['PROXY'];
+if (PROXY !== undefined && !['haproxy', 'node'].includes(PROXY)) throw new Error(`PROXY is haproxy or node, not ${PROXY}`);
 if (!['ws', 'sse', 'both'].includes(TRANSPORT)) throw new Error(`TRANSPORT is ws, sse or both, not ${TRANSPORT}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -82,7 +87,8 @@ execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: new URL('.
 const url = await freshDatabase(databaseUrl, 'storm');
 const server = await startServer();
 const serverPid = server.process.pid as number;
-const proxy = await startCutProxy(server.port);
+const proxyKind = PROXY === 'haproxy' || (PROXY === undefined && existsSync(HAPROXY)) ? 'haproxy' : 'node';
+const proxy = proxyKind === 'haproxy' ? await startHaproxyCutProxy(server.port) : await startCutProxy(server.port);
 const fans: StormFan[] = [];
 try {
   const app = await benchApp(server.url);
@@ -96,7 +102,7 @@ try {
     fans.push(new StormFan(route, { transport, cursor: start, seq: startSeq, recordIds: i % SAMPLE_EVERY < 2 }));
   }
   for (let i = 0; i < fans.length; i += 100) await Promise.all(fans.slice(i, i + 100).map((f) => f.start()));
-  say(`${N} fans (${TRANSPORT}) on one room through a cutting proxy, ${RATE} posts/s, cut ${CUT} s, ${url === undefined ? 'embedded' : 'postgres'}; shared 2-core machine`);
+  say(`${N} fans (${TRANSPORT}) on one room through a cutting proxy (${proxyKind}), ${RATE} posts/s, cut ${CUT} s, ${url === undefined ? 'embedded' : 'postgres'}; shared 2-core machine`);
 
   const usage = (): Usage => ({ at: performance.now(), server: cpuSeconds(serverPid), proxy: cpuSeconds(proxy.pid), bench: process.cpuUsage(), delivered: fans.reduce((s, f) => s + f.delivered, 0) });
   const dbPids = url === undefined ? [] : await databaseBackendPids(url);
