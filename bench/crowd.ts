@@ -19,7 +19,7 @@ import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js
 import { benchApp, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds, postgresCpuSeconds } from './lib/cpu.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { joinSpeakers } from './lib/limits.js';
 import { checkoutsFromEnv } from './lib/checkouts.js';
 

@@ -23,7 +23,7 @@ import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js
 import { benchApp, benchClient, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { growStore, rareWord, type StoreSize } from './lib/grow-store.js';
 import { joinSpeakers } from './lib/limits.js';
 

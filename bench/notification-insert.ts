@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tombstoneView } from '../src/chat/views.js';
 import { cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { checkoutsFromEnv } from './lib/checkouts.js';
 
 const batchSize = Number(process.env['BATCH'] ?? 32);

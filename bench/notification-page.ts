@@ -14,7 +14,7 @@ import pg from 'pg';
 import { BUILT, spawnServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { cpuSeconds } from './lib/cpu.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { checkoutsFromEnv } from './lib/checkouts.js';
 
 const databaseUrl = process.env['DATABASE_URL'];

@@ -15,7 +15,7 @@ import { spawnServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { load, type LoadResult } from './lib/autocannon.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 
 const seconds = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 32);

@@ -25,7 +25,7 @@ import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js
 import { benchApp, type BenchApp } from './lib/app.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { startCutProxy } from './lib/cut-proxy.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { HAPROXY, startHaproxyCutProxy } from './lib/haproxy-cut-proxy.js';
 import { joinSpeakers } from './lib/limits.js';
 import { SteadyPoster } from './lib/steady-poster.js';

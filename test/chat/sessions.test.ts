@@ -4,18 +4,23 @@ import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { drain, join, makeRoom, say } from './helpers.js';
 import { freshDataDir } from '../helpers/data-template.js';
+import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('idle sessions expire (SESSION_IDLE_SECONDS=2)', () => {
   let server: SpawnedServer;
   let t: TestApp;
+  // The sweeper ends idle sessions of every application of its database: on Postgres, one of its own.
+  let database: string | undefined;
   beforeAll(async () => {
-    server = await spawnServer({ SESSION_IDLE_SECONDS: '2' });
+    database = await freshDatabase(process.env['DATABASE_URL'], `sessions_${process.pid}`);
+    server = await spawnServer({ SESSION_IDLE_SECONDS: '2', ...(database === undefined ? {} : { DATABASE_URL: database }) });
     t = await newApp({}, server.url);
   });
   afterAll(async () => {
     await server.stop();
+    await dropDatabase(database);
   });
 
   it('removes idle users with an exit event; touch and commands keep sessions alive; the switch turns it off', async () => {
