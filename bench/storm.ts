@@ -1,7 +1,8 @@
 /**
  * A reconnect storm: N fans follow one room (half over WebSocket, half over server-sent events),
  * each through a TCP proxy that, after a warm-up and a live phase, cuts every connection for CUT
- * seconds (and refuses new ones) while RATE posts/s go on through REST straight to the server, then
+ * seconds (and refuses new ones) while RATE posts/s go on through REST straight to the server (from a
+ * process of their own, so that their latency is the server's, not the busy load generator's), then
  * restores the network. Fans resume from their last cursor as the protocol lets them (subscribe
  * with the cursor; Last-Event-ID), with full-jitter backoff capped at 1 s, through REST `updates`
  * pages when more than the replay horizon (5,000) behind. Rate limits are off.
@@ -28,7 +29,7 @@ import { startCutProxy } from './lib/cut-proxy.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { HAPROXY, startHaproxyCutProxy } from './lib/haproxy-cut-proxy.js';
 import { joinSpeakers } from './lib/limits.js';
-import { SteadyPoster } from './lib/steady-poster.js';
+import { PosterProcess } from './lib/poster-process.js';
 import { seqOfCursor, StormFan, type Transport } from './lib/storm-fan.js';
 import { checkFans, printCatchUp, type Usage } from './lib/storm-report.js';
 
@@ -109,15 +110,14 @@ try {
   const dbUsage = () => pidsCpuSeconds(dbPids);
 
   // Warm-up (JIT, statements), then the live phase whose CPU per delivery is the yardstick.
-  const warm = new SteadyPoster(app, room.id, speakers, RATE);
-  warm.start();
+  const posting = { base: server.url, appid: app.appid, token: app.token, roomId: room.id, speakers, rate: RATE };
+  const warm = await PosterProcess.start(posting);
   await sleep(WARMUP * 1000);
   await warm.stop();
   if (!(await allReach(fans, seqOfCursor(await head(app, room.id)), 60))) throw new Error('fans did not keep up during the warm-up');
   const liveFrom = usage();
   const liveDb = dbUsage();
-  const live = new SteadyPoster(app, room.id, speakers, RATE);
-  live.start();
+  const live = await PosterProcess.start(posting);
   await sleep(LIVE * 1000);
   await live.stop();
   if (!(await allReach(fans, seqOfCursor(await head(app, room.id)), 60))) throw new Error('fans did not keep up during the live phase');
@@ -125,8 +125,7 @@ try {
   const liveDbCpu = cpuUsedBetween(liveDb, dbUsage());
 
   // The storm: posts go on from before the cut until every fan is back.
-  const storm = new SteadyPoster(app, room.id, speakers, RATE);
-  storm.start();
+  const storm = await PosterProcess.start(posting);
   await sleep(1000);
   const seqAtCut = seqOfCursor(await head(app, room.id));
   await proxy.cut();

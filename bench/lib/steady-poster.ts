@@ -7,6 +7,21 @@ export interface PostRecord {
   failed: boolean;
 }
 
+export interface PostStats {
+  count: number;
+  failed: number;
+  p50: number;
+  p99: number;
+}
+
+/** Posts due in [from, to): how many, how many failed, and p50/p99 latency (ms) of the answered ones. */
+export function postStats(records: readonly PostRecord[], from: number, to: number): PostStats {
+  const posts = records.filter((p) => p.dueAt >= from && p.dueAt < to);
+  const latencies = posts.flatMap((p) => (p.answeredAt === undefined ? [] : [p.answeredAt - p.dueAt])).sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN);
+  return { count: posts.length, failed: posts.filter((p) => p.failed).length, p50: at(0.5), p99: at(0.99) };
+}
+
 /**
  * Posts to a room at a fixed rate, open loop (post i is due at start + i / rate, whatever the
  * answers before it), each answered within `timeoutMs` or counted failed. Latency counts from
@@ -40,12 +55,8 @@ export class SteadyPoster {
     await Promise.all(this.inFlight);
   }
 
-  /** Posts due in [from, to): how many, how many failed, and p50/p99 latency (ms) of the answered ones. */
-  between(from: number, to: number): { count: number; failed: number; p50: number; p99: number } {
-    const posts = this.posts.filter((p) => p.dueAt >= from && p.dueAt < to);
-    const latencies = posts.flatMap((p) => (p.answeredAt === undefined ? [] : [p.answeredAt - p.dueAt])).sort((a, b) => a - b);
-    const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN);
-    return { count: posts.length, failed: posts.filter((p) => p.failed).length, p50: at(0.5), p99: at(0.99) };
+  between(from: number, to: number): PostStats {
+    return postStats(this.posts, from, to);
   }
 
   private post(dueAt: number): void {
