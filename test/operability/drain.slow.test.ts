@@ -94,8 +94,12 @@ describe('a single embedded node restarted with SIGTERM under load', () => {
 
     const errors = outcomes.filter((o) => o.error !== undefined);
     const drainEnded = signalled + close.after;
-    // Refused while no process listens is fine; a reset (a request whose fate the client cannot know) is not.
-    const resets = errors.filter((o) => o.error !== 'ECONNREFUSED');
+    // Refused while no process listens is fine, and so is a reset of a connection opened once the
+    // drain was over: the kernel resets what it had queued for the listener that then closed, which
+    // the process never took (docs/shutdown.md). A reset of a request sent while the node still
+    // served (a request whose fate the client cannot know) is not.
+    const drainOver = signalled + DRAIN_SECONDS * 1000;
+    const resets = errors.filter((o) => o.error !== 'ECONNREFUSED' && o.at < drainOver);
     expect(resets.map((o) => ({ ...o, msAfterSignal: o.at - signalled, drainEndedMs: drainEnded - signalled }))).toEqual([]);
     const answered = outcomes.filter((o) => o.status !== undefined);
     expect(answered.filter((o) => o.status !== 200)).toEqual([]);
