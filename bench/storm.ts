@@ -89,7 +89,10 @@ const url = await freshDatabase(databaseUrl, 'storm');
 const server = await startServer();
 const serverPid = server.process.pid as number;
 const proxyKind = PROXY === 'haproxy' || (PROXY === undefined && existsSync(HAPROXY)) ? 'haproxy' : 'node';
-const proxy = proxyKind === 'haproxy' ? await startHaproxyCutProxy(server.port) : await startCutProxy(server.port);
+const proxy = await (proxyKind === 'haproxy' ? startHaproxyCutProxy(server.port) : startCutProxy(server.port)).catch(async (err: unknown) => {
+  await server.stop();
+  throw err;
+});
 const fans: StormFan[] = [];
 try {
   const app = await benchApp(server.url);
