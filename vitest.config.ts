@@ -19,7 +19,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/cluster/**', SLOW_TESTS, 'node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
-    testTimeout: 30_000,
+    // A test that starts a server of its own inside its body, with two other files at work beside it, may need most of a minute.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: WORKERS,
