@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newApp, uid } from '../helpers/api.js';
+import { administer, dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { eventually } from '../webhooks/receiver.js';
 
@@ -14,28 +14,15 @@ const NOTIFICATIONS = 60;
  */
 describe('marking every notification read, concurrently', () => {
   let server: SpawnedServer | undefined;
-  const shared = process.env['DATABASE_URL'];
-  const database = `engage_markread_${process.pid}`;
-  const admin = async (statement: string, connectionString = shared) => {
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    await client.query(statement).finally(() => client.end());
-  };
+  let own: string | undefined;
   afterAll(async () => {
     await server?.stop();
-    if (shared !== undefined) await admin(`drop database if exists ${database} with (force)`);
+    await dropDatabase(own);
   });
 
   it('answers 50 concurrent markread requests, 20 rounds, without one 500', async () => {
-    let env: Record<string, string> = { RATE_LIMITS: 'off' };
-    if (shared !== undefined) {
-      await admin(`create database ${database}`);
-      const url = new URL(shared);
-      url.pathname = `/${database}`;
-      env = { ...env, DATABASE_URL: url.toString() };
-    }
-    const own = env['DATABASE_URL'];
-    server = await spawnServer(env);
+    own = await freshDatabase(process.env['DATABASE_URL'], `markread_${process.pid}`);
+    server = await spawnServer({ RATE_LIMITS: 'off', ...(own === undefined ? {} : { DATABASE_URL: own }) });
     const { api } = await newApp({}, server.url);
     const alice = uid('alice');
     const conversationid = uid('conv');
@@ -56,7 +43,7 @@ describe('marking every notification read, concurrently', () => {
       (n) => n >= NOTIFICATIONS,
     );
     // What autovacuum does soon on a real deployment: the planner learns the table is small and reads it in table order.
-    if (own !== undefined) await admin('analyze notifications', own);
+    if (own !== undefined) await administer(own, 'analyze notifications');
     const statuses = new Map<number, number>();
     for (let round = 0; round < 20; round++) {
       const answers = await Promise.all(Array.from({ length: 50 }, () => api.put(`user/users/${alice}/notification/notifications_all/markread`)));

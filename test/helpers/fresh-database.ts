@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /** Runs `statement` on the server `databaseUrl` names, as its owner would. */
-async function administer(databaseUrl: string, statement: string): Promise<void> {
+export async function administer(databaseUrl: string, statement: string): Promise<void> {
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   try {
