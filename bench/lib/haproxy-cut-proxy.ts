@@ -46,10 +46,9 @@ export async function startHaproxyCutProxy(targetPort: number): Promise<CutProxy
   const ask = (command: string) =>
     new Promise<string>((resolve, reject) => {
       let answer = '';
-      connect(admin)
-        .on('connect', function (this: import('node:net').Socket) {
-          this.end(`${command}\n`);
-        })
+      const socket = connect(admin);
+      socket
+        .on('connect', () => socket.end(`${command}\n`))
         .on('data', (d) => (answer += d.toString()))
         .on('end', () => resolve(answer))
         .on('error', reject);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { newApp, uid } from '../helpers/api.js';
-import { administer, dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
+import { administer, dropDatabase, freshDatabase, onDatabase } from '../helpers/fresh-database.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { eventually } from '../webhooks/receiver.js';
 
@@ -22,7 +22,7 @@ describe('marking every notification read, concurrently', () => {
 
   it('answers 50 concurrent markread requests, 20 rounds, without one 500', async () => {
     own = await freshDatabase(process.env['DATABASE_URL'], `markread_${process.pid}`);
-    server = await spawnServer({ RATE_LIMITS: 'off', ...(own === undefined ? {} : { DATABASE_URL: own }) });
+    server = await spawnServer({ RATE_LIMITS: 'off', ...onDatabase(own) });
     const { api } = await newApp({}, server.url);
     const alice = uid('alice');
     const conversationid = uid('conv');

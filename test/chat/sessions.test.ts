@@ -4,7 +4,7 @@ import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { drain, join, makeRoom, say } from './helpers.js';
 import { freshDataDir } from '../helpers/data-template.js';
-import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, onDatabase } from '../helpers/fresh-database.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -15,7 +15,7 @@ describe('idle sessions expire (SESSION_IDLE_SECONDS=2)', () => {
   let database: string | undefined;
   beforeAll(async () => {
     database = await freshDatabase(process.env['DATABASE_URL'], `sessions_${process.pid}`);
-    server = await spawnServer({ SESSION_IDLE_SECONDS: '2', ...(database === undefined ? {} : { DATABASE_URL: database }) });
+    server = await spawnServer({ SESSION_IDLE_SECONDS: '2', ...onDatabase(database) });
     t = await newApp({}, server.url);
   });
   afterAll(async () => {

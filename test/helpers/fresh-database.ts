@@ -35,3 +35,8 @@ export async function dropDatabase(databaseUrl: string | undefined): Promise<voi
   url.pathname = '/postgres';
   await administer(url.toString(), `drop database if exists ${name} with (force)`);
 }
+
+/** The settings that put a server on `databaseUrl` (none on the embedded default). */
+export function onDatabase(databaseUrl: string | undefined): Record<string, string> {
+  return databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl };
+}

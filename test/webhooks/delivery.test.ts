@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, type TestApp } from '../helpers/api.js';
-import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, onDatabase } from '../helpers/fresh-database.js';
 import { spawnServer } from '../helpers/spawn.js';
 import { roomWithUser } from './chat.js';
 import { eventually, startReceiver, verifySignature, type Receiver } from './receiver.js';
@@ -161,7 +161,7 @@ describe('postpublish delivery', () => {
   it('forgets deliveries older than WEBHOOK_LOG_RETENTION, but keeps a message until it is delivered', async () => {
     // The retention forgets deliveries of every application of its database: on Postgres, one of its own.
     const database = await freshDatabase(process.env['DATABASE_URL'], `retention_${process.pid}`);
-    const server = await spawnServer({ WEBHOOK_LOG_RETENTION: '2s', ...(database === undefined ? {} : { DATABASE_URL: database }) });
+    const server = await spawnServer({ WEBHOOK_LOG_RETENTION: '2s', ...onDatabase(database) });
     try {
       const { api, webhooksecret } = await newApp({}, server.url);
       const ok = await receiver(() => 200);
