@@ -27,7 +27,8 @@ import { benchApp, type BenchApp } from './lib/app.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { startCutProxy } from './lib/cut-proxy.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
-import { HAPROXY, startHaproxyCutProxy } from './lib/haproxy-cut-proxy.js';
+import { HAPROXY } from '../test/helpers/haproxy.js';
+import { startHaproxyCutProxy } from './lib/haproxy-cut-proxy.js';
 import { joinSpeakers } from './lib/limits.js';
 import { PosterProcess } from './lib/poster-process.js';
 import { seqOfCursor, StormFan, type Transport } from './lib/storm-fan.js';
@@ -181,7 +182,7 @@ try {
   if (!ok) process.exitCode = 1;
 } finally {
   for (const fan of fans) fan.stop();
-  proxy.stop();
+  await proxy.stop();
   await server.stop();
 }
 

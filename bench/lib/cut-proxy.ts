@@ -11,7 +11,7 @@ export interface CutProxy {
   pid: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 type Command = 'cut' | 'restore';
@@ -26,7 +26,7 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
     child.send(command);
     await answered;
   };
-  return { port, pid: child.pid as number, cut: () => ask('cut'), restore: () => ask('restore'), stop: () => child.kill() };
+  return { port, pid: child.pid as number, cut: () => ask('cut'), restore: () => ask('restore'), stop: async () => void child.kill() };
 }
 
 function serve(targetPort: number): void {

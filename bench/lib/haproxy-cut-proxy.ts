@@ -1,12 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startHaproxy } from '../../test/helpers/haproxy.js';
 import { freePort } from '../../test/helpers/spawn.js';
 import type { CutProxy } from './cut-proxy.js';
-
-export const HAPROXY = '/usr/sbin/haproxy';
 
 /**
  * The cutting proxy as HAProxy (TCP mode, kernel splicing): the same cut and restore as the
@@ -14,14 +11,12 @@ export const HAPROXY = '/usr/sbin/haproxy';
  * gets. The cut disables the frontend (new connections are refused) and shuts every session down.
  */
 export async function startHaproxyCutProxy(targetPort: number): Promise<CutProxy> {
-  const dir = mkdtempSync(join(tmpdir(), 'engage-cut-proxy-'));
   const port = await freePort();
-  const admin = join(dir, 'admin.sock');
-  writeFileSync(
-    join(dir, 'haproxy.cfg'),
-    [
+  const adminOf = (dir: string) => join(dir, 'admin.sock');
+  const haproxy = await startHaproxy(
+    (dir) => [
       'global',
-      `  stats socket ${admin} level admin`,
+      `  stats socket ${adminOf(dir)} level admin`,
       // About 2.5 descriptors a connection to HAProxy: within the 20,000 a process may open here.
       '  maxconn 7000',
       'defaults',
@@ -35,18 +30,13 @@ export async function startHaproxyCutProxy(targetPort: number): Promise<CutProxy
       '  default_backend server',
       'backend server',
       `  server engage 127.0.0.1:${targetPort}`,
-      '',
-    ].join('\n'),
+    ],
+    async (dir) => existsSync(adminOf(dir)),
   );
-  const child: ChildProcess = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100 && !existsSync(admin); i++) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
   const ask = (command: string) =>
     new Promise<string>((resolve, reject) => {
       let answer = '';
-      const socket = connect(admin);
+      const socket = connect(adminOf(haproxy.dir));
       socket
         .on('connect', () => socket.end(`${command}\n`))
         .on('data', (d) => (answer += d.toString()))
@@ -55,7 +45,7 @@ export async function startHaproxyCutProxy(targetPort: number): Promise<CutProxy
     });
   return {
     port,
-    pid: child.pid as number,
+    pid: haproxy.pid,
     async cut() {
       await ask('disable frontend fans');
       await ask('shutdown sessions server server/engage');
@@ -63,9 +53,6 @@ export async function startHaproxyCutProxy(targetPort: number): Promise<CutProxy
     async restore() {
       await ask('enable frontend fans');
     },
-    stop() {
-      child.kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: haproxy.stop,
   };
 }
