@@ -1,7 +1,9 @@
+import { Cluster } from 'ioredis';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
 import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
+import { ClusterReach } from './cluster-reach.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage, type BusOutage } from './bus.js';
 import { TopicChannels } from './topic-channels.js';
 
@@ -34,11 +36,15 @@ export class RedisBus implements Bus {
   private readonly control: RedisClient;
   private readonly topicConn: RedisClient;
   private readonly topics: TopicChannels;
+  /** On a Redis Cluster: whether every master answers (the client stays ready while one is away). */
+  private readonly reach: ClusterReach | undefined;
   private controlSubscribed = false;
   private wholeBefore = false;
   /** When the link was lost (Date.now()); undefined while it is whole. */
   private downSince: number | undefined;
   private readonly reconnectHandlers = new Set<(outage: BusOutage) => void>();
+  /** Connections whose error was logged since the link was last whole. */
+  private readonly errorsTold = new Set<string>();
   /** Broadcasts made while the publisher was away, sent when it is back (oldest dropped past the bound). */
   private readonly heldBroadcasts: string[] = [];
 
@@ -57,7 +63,12 @@ export class RedisBus implements Bus {
       ['control', this.control],
       ['topics', this.topicConn],
     ] as const) {
-      conn.on('error', (err: Error) => log.warn({ conn: name, err: err.message }, 'redis bus connection error'));
+      // Once per connection until the link is whole again: a client retries every few milliseconds while Redis is away.
+      conn.on('error', (err: Error) => {
+        if (this.errorsTold.has(name)) return;
+        this.errorsTold.add(name);
+        log.warn({ conn: name, err: err.message }, 'redis bus connection error (more are not logged until the link is whole)');
+      });
       conn.on('close', () => {
         log.warn({ conn: name }, 'redis bus connection lost; serving local subscribers only');
         this.linkLost();
@@ -87,6 +98,16 @@ export class RedisBus implements Bus {
     });
     this.control.on('message', (_channel: string, raw: string) => this.receive(raw));
     this.topics = new TopicChannels(this.topicConn, config.pubsub, log, () => this.linkWhole());
+    if (this.publisher instanceof Cluster) {
+      const reach = new ClusterReach(
+        this.publisher,
+        log,
+        () => this.linkLost(),
+        () => this.linkWhole(),
+      );
+      this.reach = reach;
+      for (const conn of [this.publisher, this.topicConn]) conn.on('-node', () => reach.suspect());
+    }
     this.topicConn.on(this.sharded ? 'smessage' : 'message', (_channel: string, raw: string) => {
       if (this.receive(raw)) busMetrics.receivedLive.inc();
     });
@@ -130,11 +151,12 @@ export class RedisBus implements Bus {
   }
 
   isConnected(): boolean {
-    return this.publisher.status === 'ready' && this.controlSubscribed && this.topics.whole;
+    return this.publisher.status === 'ready' && this.controlSubscribed && this.topics.whole && (this.reach?.whole ?? true);
   }
 
   async close(): Promise<void> {
     this.topics.close();
+    this.reach?.close();
     this.publisher.disconnect();
     this.control.disconnect();
     this.topicConn.disconnect();
@@ -158,8 +180,9 @@ export class RedisBus implements Bus {
 
   /** Both subscriber connections are subscribed: after a loss, that is a reconnect. */
   private linkWhole(): void {
-    if (!this.controlSubscribed || !this.topics.whole) return;
-    if (this.wholeBefore) this.announceReconnect();
+    if (!this.controlSubscribed || !this.topics.whole || !(this.reach?.whole ?? true)) return;
+    this.errorsTold.clear();
+    if (this.wholeBefore && this.downSince !== undefined) this.announceReconnect();
     this.wholeBefore = true;
   }
 
@@ -201,6 +224,7 @@ export class RedisBus implements Bus {
   private readonly published = (): void => busMetrics.published.inc();
   private readonly publishFailed = (err: unknown): void => {
     busMetrics.unsent.inc();
+    this.reach?.suspect();
     this.log.warn({ err }, 'redis bus publish failed');
   };
 }

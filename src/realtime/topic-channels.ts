@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { PubSubMode, RedisClient } from '../redis.js';
 
@@ -39,29 +40,25 @@ export class TopicChannels {
     private readonly conn: RedisClient,
     private readonly mode: PubSubMode,
     private readonly log: Logger,
-    onWhole: () => void,
+    private readonly onWhole: () => void,
   ) {
     conn.on('ready', () => {
       const epoch = this.epoch;
       // On the next turn: after the commands ioredis sends again on its own (an unsubscribe cut off by the outage, say).
       setImmediate(() => {
         if (epoch !== this.epoch) return;
-        this.pending.clear();
-        void this.subscribe([...this.channels.keys()], epoch).then(() => {
-          if (epoch !== this.epoch) return;
-          this.whole = true;
-          onWhole();
-        });
+        void this.subscribeAll(epoch);
       });
     });
-    conn.on('close', () => {
-      this.epoch++;
-      this.whole = false;
-      for (const channel of this.channels.values()) {
-        channel.answered = false;
-        wake(channel);
-      }
-    });
+    conn.on('close', () => this.lost());
+    if (conn instanceof Cluster) {
+      // A cluster client stays ready while one master is away; the master's subscriber ends
+      // (`-node`), and ioredis starts a new one after each refresh of the slot map (`subscribersReady`).
+      conn.on('-node', () => this.lost());
+      conn.on('subscribersReady', () => {
+        if (!this.whole) void this.subscribeAll(this.epoch);
+      });
+    }
   }
 
   hold(name: string): () => void {
@@ -87,7 +84,8 @@ export class TopicChannels {
 
   listening(name: string): Promise<void> {
     const channel = this.channels.get(name);
-    if (channel === undefined || channel.answered || this.conn.status !== 'ready') return resolved;
+    // While a subscription is lost, what is published meanwhile is read from the feed once it is back.
+    if (channel === undefined || channel.answered || !this.whole || this.conn.status !== 'ready') return resolved;
     return new Promise((resolve) => {
       channel.waiters ??= [];
       channel.waiters.push(resolve);
@@ -107,14 +105,40 @@ export class TopicChannels {
     if (this.conn.status === 'ready') void this.subscribe(names, this.epoch);
   }
 
-  /** Subscribes, then marks the channels answered (those still wanted, on the same connection). */
-  private async subscribe(names: string[], epoch: number): Promise<void> {
-    if (names.length === 0) return;
+  /** The connection (or one master's subscriber) is lost: nothing is in force until every channel is subscribed again. */
+  private lost(): void {
+    this.epoch++;
+    this.whole = false;
+    for (const channel of this.channels.values()) {
+      channel.answered = false;
+      wake(channel);
+    }
+  }
+
+  /**
+   * Every channel again, then whole. On a cluster only once every master has answered: a refusal
+   * (a master still away) leaves it for the next `subscribersReady`.
+   */
+  private async subscribeAll(epoch: number): Promise<void> {
+    this.pending.clear();
+    const refused = await this.subscribe([...this.channels.keys()], epoch, this.conn instanceof Cluster ? 'resubscribe' : 'subscribe');
+    if (epoch !== this.epoch || (refused && this.conn instanceof Cluster)) return;
+    this.whole = true;
+    this.onWhole();
+  }
+
+  /** Subscribes, then marks the channels answered (those still wanted, on the same connection); true when Redis refused. */
+  private async subscribe(names: string[], epoch: number, command: 'subscribe' | 'resubscribe' = 'subscribe'): Promise<boolean> {
+    if (names.length === 0) return false;
     const channels = names.map((name) => this.channels.get(name));
+    let refused = false;
     try {
-      await this.send(names, 'subscribe');
+      await this.send(names, command);
     } catch (err) {
-      if (epoch === this.epoch) this.log.error({ err, channels: names.length }, 'redis bus topic subscribe failed');
+      refused = true;
+      // A master of a cluster still away: tried again when ioredis has a subscriber for it.
+      if (this.conn instanceof Cluster) this.log.debug({ err, channels: names.length }, 'redis bus topic subscribe refused');
+      else if (epoch === this.epoch) this.log.error({ err, channels: names.length }, 'redis bus topic subscribe failed');
     }
     names.forEach((name, i) => {
       const channel = channels[i];
@@ -122,6 +146,7 @@ export class TopicChannels {
       if (epoch === this.epoch) channel.answered = true;
       wake(channel);
     });
+    return refused;
   }
 
   /** Unsubscribes, in one go, the channels released more than LINGER_MS ago. */
@@ -147,13 +172,21 @@ export class TopicChannels {
     this.send(names, 'unsubscribe').catch((err: unknown) => this.log.warn({ err }, 'redis bus topic unsubscribe failed'));
   }
 
-  private send(names: string[], command: 'subscribe' | 'unsubscribe'): Promise<unknown> {
+  /**
+   * `resubscribe` (a cluster's channels again): unsubscribe first, as ioredis adds a channel to the
+   * list it keeps for its own resubscriptions once per SSUBSCRIBE and removes every copy on SUNSUBSCRIBE.
+   */
+  private send(names: string[], command: 'subscribe' | 'resubscribe' | 'unsubscribe'): Promise<unknown> {
     const sharded = this.mode === 'sharded';
     const sent: Promise<unknown>[] = [];
     for (let i = 0; i < names.length; i += sharded ? 1 : BATCH) {
       const batch = names.slice(i, i + (sharded ? 1 : BATCH));
-      if (command === 'subscribe') sent.push(sharded ? this.conn.ssubscribe(...batch) : this.conn.subscribe(...batch));
-      else sent.push(sharded ? this.conn.sunsubscribe(...batch) : this.conn.unsubscribe(...batch));
+      if (command === 'unsubscribe') {
+        sent.push(sharded ? this.conn.sunsubscribe(...batch) : this.conn.unsubscribe(...batch));
+        continue;
+      }
+      if (command === 'resubscribe' && sharded) this.conn.sunsubscribe(...batch).catch(() => undefined);
+      sent.push(sharded ? this.conn.ssubscribe(...batch) : this.conn.subscribe(...batch));
     }
     return Promise.all(sent);
   }

@@ -96,6 +96,14 @@ export class RedisCluster {
     }
   }
 
+  /** The master a sharded channel whose name ends with `suffix` is subscribed on. */
+  async holderOf(suffix: string): Promise<RedisProcess> {
+    const byMaster = await Promise.all(this.nodes.map(async (n) => (await this.command(n, 'PUBSUB', 'SHARDCHANNELS')) as string[]));
+    const holder = this.nodes.find((_, i) => byMaster[i]?.some((c) => c.endsWith(suffix)));
+    if (holder === undefined) throw new Error(`no master holds a channel ending with ${suffix}`);
+    return holder;
+  }
+
   async kill(): Promise<void> {
     await Promise.all(this.nodes.map((n) => n.kill()));
     rmSync(this.dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { startedForSuite } from '../helpers/for-suite.js';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { testPostgres } from '../chat/postgres.js';
-import { freshDatabase, RedisProcess } from './infra.js';
+import { freshDatabase, RedisCluster, RedisProcess } from './infra.js';
 
 export interface TwoNodes {
   /** The app, its client speaking to node A. */
@@ -11,13 +11,16 @@ export interface TwoNodes {
   b: Client;
   /** The Redis between them (when asked for): a test may stop and restart it. */
   redis: RedisProcess | undefined;
+  /** The Redis Cluster between them instead (`redis: 'cluster'`): a test may stop and restart a master. */
+  redisCluster: RedisCluster | undefined;
   /** The two server processes, A then B: a test may kill one. */
   servers: [SpawnedServer, SpawnedServer];
   stop(): Promise<void>;
 }
 
 export interface TwoNodeOptions {
-  redis: boolean;
+  /** `cluster`: a Redis Cluster of three masters (REDIS_CLUSTER=on). */
+  redis: boolean | 'cluster';
   /** More environment for both nodes (limits, say). */
   env?: Record<string, string>;
 }
@@ -26,18 +29,26 @@ export interface TwoNodeOptions {
 async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
   const pg = await testPostgres();
   const db = await freshDatabase(pg.url);
-  const redis = options.redis ? await RedisProcess.start() : undefined;
-  const env = { ...options.env, DATABASE_URL: db.url, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
+  const redis = options.redis === true ? await RedisProcess.start() : undefined;
+  const redisCluster = options.redis === 'cluster' ? await RedisCluster.start(3) : undefined;
+  const env = {
+    ...options.env,
+    DATABASE_URL: db.url,
+    ...(redis === undefined ? {} : { REDIS_URL: redis.url }),
+    ...(redisCluster === undefined ? {} : { REDIS_URL: redisCluster.url, REDIS_CLUSTER: 'on' }),
+  };
   const servers: [SpawnedServer, SpawnedServer] = [await spawnServer(env), await spawnServer(env)];
   const a = await newApp({}, servers[0].url);
   return {
     a,
     b: new Client(servers[1].url, a.appid, a.token),
     redis,
+    redisCluster,
     servers,
     async stop() {
       for (const n of servers) await n.stop();
       await redis?.kill();
+      await redisCluster?.kill();
       await db.drop();
       pg.stop();
     },
@@ -45,7 +56,7 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
 }
 
 /** Two nodes started before the suite's tests and stopped after them; read `a` and `b` inside tests. */
-export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b' | 'redis' | 'servers'> {
+export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 'b' | 'redis' | 'redisCluster' | 'servers'> {
   const started = startedForSuite(
     () => startTwoNodes(options),
     (cluster) => cluster.stop(),
@@ -60,6 +71,9 @@ export function twoNodesForSuite(options: TwoNodeOptions): Pick<TwoNodes, 'a' | 
     },
     get redis() {
       return started().redis;
+    },
+    get redisCluster() {
+      return started().redisCluster;
     },
     get servers() {
       return started().servers;
