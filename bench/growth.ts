@@ -13,7 +13,6 @@
  *   DATABASE_URL=postgres://… npm run bench:growth         # Postgres (fresh databases {name}_growth_small/_large)
  *   HISTORY=1000000 ROOMS=20000 USERS=100000 SECONDS=5 CONNECTIONS=8
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +25,7 @@ import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from 
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { growStore, rareWord, type StoreSize } from './lib/grow-store.js';
 import { joinSpeakers } from './lib/limits.js';
+import { buildServerIfStale } from '../test/helpers/built-server.js';
 
 const SMALL: StoreSize = { history: 1_000, rooms: 50, users: 250 };
 const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
@@ -187,7 +187,7 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
   }
 }
 
-execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { stdio: 'inherit' });
+buildServerIfStale();
 const where = databaseUrl === undefined ? 'embedded' : 'Postgres';
 console.log(`growth on ${where}: small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)}, ${seconds} s per request kind, ${connections} connections, rate limits off`);
 const small = await end('small', SMALL);

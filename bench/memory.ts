@@ -7,7 +7,6 @@
  *   npx tsx bench/memory.ts                    # embedded database
  *   DURATION=20 DATABASE_URL=postgres://... npx tsx bench/memory.ts
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { initEmbeddedCluster } from '../src/db/embedded.js';
 import { load } from './lib/autocannon.js';
 import { benchApp } from './lib/app.js';
 import { BUILT, FROM_SOURCE, spawnServer } from '../test/helpers/spawn.js';
+import { buildServerIfStale } from '../test/helpers/built-server.js';
 
 const duration = Number(process.env['DURATION'] ?? 20);
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -27,7 +27,7 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
-if (process.env['FROM_SOURCE'] !== '1') execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { stdio: 'inherit' });
+if (process.env['FROM_SOURCE'] !== '1') buildServerIfStale();
 // On the embedded default the cluster is created first, as the server itself does (in a child
 // process), so that the slow initdb does not count against spawnServer's start deadline.
 const dataDir = mkdtempSync(join(tmpdir(), 'engage-memory-'));

@@ -20,7 +20,6 @@
  *   TRANSPORT=ws|sse|both LIVE=15 WARMUP=5 SAMPLE_EVERY=50 RECOVERY_TIMEOUT=300
  *   DATA_DIR=/path   # the embedded database of an earlier start (its initdb can outlast the start's 60 s on a busy machine)
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
@@ -33,6 +32,7 @@ import { joinSpeakers } from './lib/limits.js';
 import { PosterProcess } from './lib/poster-process.js';
 import { seqOfCursor, StormFan, type Transport } from './lib/storm-fan.js';
 import { checkFans, printCatchUp, type Usage } from './lib/storm-report.js';
+import { buildServerIfStale } from '../test/helpers/built-server.js';
 
 const N = Number(process.env['N'] ?? 1000);
 const RATE = Number(process.env['RATE'] ?? 20);
@@ -85,7 +85,7 @@ async function startServer(attempts = 3): Promise<SpawnedServer> {
 }
 
 // The built server, as production runs it (built first when a source is newer than the build).
-execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 2, 2] });
+buildServerIfStale();
 const url = await freshDatabase(databaseUrl, 'storm');
 const server = await startServer();
 const serverPid = server.process.pid as number;

@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildServerIfStale } from './built-server.js';
 import { useDataTemplate } from './data-template.js';
 import { spawnServer, type SpawnedServer } from './spawn.js';
 
 let server: SpawnedServer | undefined;
 let template: string | undefined;
 
-/** The embedded database's template (see data-template.ts), then one shared server for the suite; each test file makes its own application on it. */
+/** The server built, the embedded database's template (see data-template.ts), then one shared server for the suite; each test file makes its own application on it. */
 export async function setup(project: TestProject): Promise<void> {
+  buildServerIfStale();
   if (process.env['DATABASE_URL'] === undefined) {
     template = mkdtempSync(join(tmpdir(), 'engage-template-'));
     await (await spawnServer({ DATA_DIR: template })).stop();

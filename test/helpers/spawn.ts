@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { buildServerIfStale } from './built-server.js';
 import { freshDataDir } from './data-template.js';
 
 export const MANAGE_TOKEN = 'test-manage-token-0123456789';
 /** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
 export const NODE_FLAGS = ['--max-semi-space-size=64'];
 const ROOT = new URL('../..', import.meta.url).pathname;
-/** How the server is run: from source through tsx (what the tests run), or built (`npm run build`, what production runs). */
-export const FROM_SOURCE = ['--import', 'tsx', 'src/main.ts'];
+/** How the server is run: built (`npm run build`, what production and the tests run; each suite's global setup builds it), or from source through tsx. */
 export const BUILT = ['dist/main.js'];
+export const FROM_SOURCE = ['--import', 'tsx', 'src/main.ts'];
 
 export interface SpawnedServer {
   url: string;
@@ -24,6 +25,9 @@ export interface SpawnedServer {
   stop(): Promise<void>;
 }
 
+/** This process has made sure dist/ is as new as src/ (the suites' global setups do it before any file runs, so files never build at once). */
+let builtChecked = false;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -36,12 +40,16 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts the real server (src/main.ts, of this checkout unless `root` names another) as its own process on a free loopback port. It uses
+ * Starts the real server (built from src/ into dist/, of this checkout unless `root` names another) as its own process on a free loopback port. It uses
  * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database. It stops without the
  * drain (SHUTDOWN_DRAIN_SECONDS=0) unless `env` says otherwise. `launcher` runs Node
  * (e.g. `['prlimit', '--nofile=1024:1024']`).
  */
-export async function spawnServer(env: Record<string, string> = {}, entry = FROM_SOURCE, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string> = {}, entry = BUILT, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
+  if (entry === BUILT && root === ROOT && !builtChecked) {
+    buildServerIfStale();
+    builtChecked = true;
+  }
   // A restart passes the port the process it replaces had.
   const port = env['PORT'] === undefined ? await freePort() : Number(env['PORT']);
   const dataDir = env['DATA_DIR'] ?? freshDataDir();

@@ -1,0 +1,17 @@
+import { execFileSync } from 'node:child_process';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/**
+ * Builds the server into dist/ when a source is newer than the last build (what `npm start`
+ * does), once before a suite's files start theirs: test servers run the build, as production
+ * does, which spares each of them loading the TypeScript sources through tsx (about a second of CPU).
+ */
+export function buildServerIfStale(): void {
+  execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** A vitest global setup for suites that need nothing else before their files (the cluster suite). */
+export function setup(): void {
+  buildServerIfStale();
+}
