@@ -22,7 +22,8 @@ export default defineConfig({
     // A test that starts a server of its own inside its body, with two other files at work beside it, may need most of a minute.
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: 'forks',
+    // A worker thread per file starts in a fraction of a forked process's time (111 files: 248 s against 265–286 s with forks).
+    pool: 'threads',
     maxWorkers: WORKERS,
   },
 });

@@ -5,8 +5,9 @@ import fast, { SLOW_TESTS } from './vitest.config.js';
 /**
  * `npm run test:slow`: the long proofs `npm test` leaves out (files named `*.slow.test.ts`, outside
  * test/cluster), on the same settings but for the workers: proofs at volume (floods, crowds, kill -9
- * under load) measure a machine they have to themselves, so vitest's default (one fewer than the cores).
+ * under load) measure a machine they have to themselves, so vitest's default (one fewer than the
+ * cores), each in a process of its own (what a proof reads of its own process is its alone).
  */
 export default defineConfig({
-  test: { ...fast.test, include: [SLOW_TESTS], exclude: ['test/cluster/**', 'node_modules/**'], maxWorkers: Math.max(1, availableParallelism() - 1) },
+  test: { ...fast.test, include: [SLOW_TESTS], exclude: ['test/cluster/**', 'node_modules/**'], maxWorkers: Math.max(1, availableParallelism() - 1), pool: 'forks' },
 });

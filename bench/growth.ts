@@ -187,7 +187,7 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
   }
 }
 
-buildServerIfStale();
+await buildServerIfStale();
 const where = databaseUrl === undefined ? 'embedded' : 'Postgres';
 console.log(`growth on ${where}: small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)}, ${seconds} s per request kind, ${connections} connections, rate limits off`);
 const small = await end('small', SMALL);

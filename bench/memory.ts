@@ -27,7 +27,7 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
-if (process.env['FROM_SOURCE'] !== '1') buildServerIfStale();
+if (process.env['FROM_SOURCE'] !== '1') await buildServerIfStale();
 // On the embedded default the cluster is created first, as the server itself does (in a child
 // process), so that the slow initdb does not count against spawnServer's start deadline.
 const dataDir = mkdtempSync(join(tmpdir(), 'engage-memory-'));

@@ -85,7 +85,7 @@ async function startServer(attempts = 3): Promise<SpawnedServer> {
 }
 
 // The built server, as production runs it (built first when a source is newer than the build).
-buildServerIfStale();
+await buildServerIfStale();
 const url = await freshDatabase(databaseUrl, 'storm');
 const server = await startServer();
 const serverPid = server.process.pid as number;

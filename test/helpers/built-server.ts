@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -7,11 +8,12 @@ const ROOT = new URL('../..', import.meta.url).pathname;
  * does), once before a suite's files start theirs: test servers run the build, as production
  * does, which spares each of them loading the TypeScript sources through tsx (about a second of CPU).
  */
-export function buildServerIfStale(): void {
-  execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+export async function buildServerIfStale(): Promise<void> {
+  const { stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT });
+  if (stderr !== '') process.stderr.write(stderr);
 }
 
 /** A vitest global setup for suites that need nothing else before their files (the cluster suite). */
-export function setup(): void {
-  buildServerIfStale();
+export async function setup(): Promise<void> {
+  await buildServerIfStale();
 }

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 /**
  * The embedded database a first start creates (initdb and every migration: about 10 s of CPU on
- * a 2-core machine) is made once per run by the global setup and copied (a fifth of a second) into
- * each server's own data directory, so that the suite's many servers of their own start in seconds.
+ * a 2-core machine) is made once (kept-template.ts) and copied (a fifth of a second) into each
+ * server's own data directory, so that the suite's many servers of their own start in seconds.
  * The variable reaches the test workers, which are started after the global setup.
  */
 const DATA_TEMPLATE_VARIABLE = 'ENGAGE_TEST_DATA_TEMPLATE';

@@ -1,22 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildServerIfStale } from './built-server.js';
 import { useDataTemplate } from './data-template.js';
+import { dataTemplate } from './kept-template.js';
 import { spawnServer, type SpawnedServer } from './spawn.js';
 
 let server: SpawnedServer | undefined;
-let template: string | undefined;
 
 /** The server built, the embedded database's template (see data-template.ts), then one shared server for the suite; each test file makes its own application on it. */
 export async function setup(project: TestProject): Promise<void> {
-  buildServerIfStale();
-  if (process.env['DATABASE_URL'] === undefined) {
-    template = mkdtempSync(join(tmpdir(), 'engage-template-'));
-    await (await spawnServer({ DATA_DIR: template })).stop();
-    useDataTemplate(template);
-  }
+  // The build and the template's first start run at once: each is one core's work.
+  const building = buildServerIfStale();
+  if (process.env['DATABASE_URL'] === undefined) useDataTemplate(await dataTemplate());
+  await building;
   // Every test file reaches this server from 127.0.0.1, like many clients behind one NAT: their
   // deliberate refused credentials together would lock the address out, so the budget is higher.
   // For the same reason the searches it runs at once are not capped at a node's default of 4: the
@@ -27,7 +22,6 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await server?.stop();
-  if (template !== undefined) rmSync(template, { recursive: true, force: true });
 }
 
 declare module 'vitest' {

@@ -26,7 +26,7 @@ export interface SpawnedServer {
 }
 
 /** This process has made sure dist/ is as new as src/ (the suites' global setups do it before any file runs, so files never build at once). */
-let builtChecked = false;
+let builtChecked: Promise<void> | undefined;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -46,9 +46,9 @@ export async function freePort(): Promise<number> {
  * (e.g. `['prlimit', '--nofile=1024:1024']`).
  */
 export async function spawnServer(env: Record<string, string> = {}, entry = BUILT, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
-  if (entry === BUILT && root === ROOT && !builtChecked) {
-    buildServerIfStale();
-    builtChecked = true;
+  if (entry === BUILT && root === ROOT) {
+    builtChecked ??= buildServerIfStale();
+    await builtChecked;
   }
   // A restart passes the port the process it replaces had.
   const port = env['PORT'] === undefined ? await freePort() : Number(env['PORT']);
