@@ -43,7 +43,7 @@ export class RedisBus implements Bus {
   /** When the link was lost (Date.now()); undefined while it is whole. */
   private downSince: number | undefined;
   private readonly reconnectHandlers = new Set<(outage: BusOutage) => void>();
-  /** Connections whose error was logged since the link was last whole. */
+  /** Connections (and `publish`) whose error was logged since the link was last whole or the connection ready. */
   private readonly errorsTold = new Set<string>();
   /** Broadcasts made while the publisher was away, sent when it is back (oldest dropped past the bound). */
   private readonly heldBroadcasts: string[] = [];
@@ -75,6 +75,7 @@ export class RedisBus implements Bus {
       });
       let connectedBefore = false;
       conn.on('ready', () => {
+        this.errorsTold.delete(name);
         log.info({ conn: name }, 'redis bus connected');
         if (connectedBefore) busMetrics.reconnects.inc();
         connectedBefore = true;
@@ -225,6 +226,8 @@ export class RedisBus implements Bus {
   private readonly publishFailed = (err: unknown): void => {
     busMetrics.unsent.inc();
     this.reach?.suspect();
-    this.log.warn({ err }, 'redis bus publish failed');
+    if (this.errorsTold.has('publish')) return;
+    this.errorsTold.add('publish');
+    this.log.warn({ err }, 'redis bus publish failed (more are counted, not logged, until the link is whole)');
   };
 }

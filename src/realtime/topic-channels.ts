@@ -137,7 +137,7 @@ export class TopicChannels {
     } catch (err) {
       refused = true;
       // A master of a cluster still away: tried again when ioredis has a subscriber for it.
-      if (this.conn instanceof Cluster) this.log.debug({ err, channels: names.length }, 'redis bus topic subscribe refused');
+      if (this.conn instanceof Cluster && !this.whole) this.log.debug({ err, channels: names.length }, 'redis bus topic subscribe refused');
       else if (epoch === this.epoch) this.log.error({ err, channels: names.length }, 'redis bus topic subscribe failed');
     }
     names.forEach((name, i) => {
