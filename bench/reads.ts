@@ -1,5 +1,5 @@
 /**
- * The reads a crowd makes when it opens a room screen or polls, each at full load against a real
+ * The reads a crowd makes when it opens a room screen or polls (a room, its standings), each at full load against a real
  * server process, beside the cheap poll (`updates` with a cursor at the head) measured in the same
  * run: server CPU per request (from the server process), and on Postgres the database's CPU per
  * request (its backends for the server's database), each as a ratio to the head poll's.
@@ -31,8 +31,8 @@ interface Measured {
   dbCpu: number | undefined;
 }
 
-/** Fills the store: a room with `history` events by 100 users, and `roomCount` more rooms for the lobby. */
-async function fill(app: BenchApp): Promise<{ room: string; customid: string; user: string }> {
+/** Fills the store: a room with `history` events by 100 users, `roomCount` more rooms for the lobby, a poll the 100 voted in. */
+async function fill(app: BenchApp): Promise<{ room: string; customid: string; user: string; poll: string }> {
   const customid = 'bench-stadium';
   const room = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'stadium', customid, enableenterandexit: false, enableprofanityfilter: false })).id;
   const users = Array.from({ length: 100 }, (_, i) => `fan${i}`);
@@ -50,7 +50,10 @@ async function fill(app: BenchApp): Promise<{ room: string; customid: string; us
     while (next < roomCount) await app.call('POST', 'chat/rooms', { name: `room ${next++}` });
   };
   await Promise.all(Array.from({ length: 8 }, rooms));
-  return { room, customid, user: users[0] as string };
+  const poll = (await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'Man of the match' })).id;
+  const choices = await app.call<{ id: string }[]>('POST', `poll/poll/${poll}/choice`, { choices: ['Keeper', 'Defender', 'Striker'].map((title) => ({ title })) });
+  await Promise.all(users.map((userid, i) => app.call('POST', `poll/poll/${poll}/response`, { userid, choiceid: choices[i % choices.length]?.id })));
+  return { room, customid, user: users[0] as string, poll };
 }
 
 const databaseUrl = await freshDatabase(process.env['DATABASE_URL'], 'reads');
@@ -70,7 +73,7 @@ const server = await spawnServer(
 try {
   const app = await benchApp(server.url);
   const headers = { 'x-api-token': app.token };
-  const { room, customid, user } = await fill(app);
+  const { room, customid, user, poll } = await fill(app);
   const head = (await app.call<{ cursor: string }>('GET', `chat/rooms/${room}/updates?limit=1`)).cursor;
   const behind = updatesCursor(Math.max(0, readUpdatesCursor(head) - 100));
   out(`database: ${databaseUrl === undefined ? 'embedded (PGlite)' : 'postgres'}; ${connections} connections; ${seconds} s per run; rate limits off`);
@@ -94,6 +97,7 @@ try {
     ['room by custom id', `chat/roomsbycustomid/${customid}`],
     ['rooms list, limit 50', 'chat/rooms?limit=50'],
     ['user profile', `user/users/${user}`],
+    ['poll standings', `poll/poll/${poll}/standings`],
   ];
   let base: Measured | undefined;
   out(`${'read'.padEnd(38)} ${'req/s'.padStart(8)}  ${'non2xx'.padStart(6)}  server CPU/request  ×head${databaseUrl === undefined ? '' : '   database CPU/request  ×head'}`);
