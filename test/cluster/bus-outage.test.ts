@@ -118,6 +118,8 @@ function outageSuite(bus: Bus, cases: Outage[]): void {
         for (const socket of sockets) socket.close();
 
         await eventually(async () => (await busHealth(b.base)) === 'ok', 5_000, 'node B reports the bus ok again');
+        // The line is written once the topics are re-read, just after the node says ok again.
+        await eventually(async () => outageLogs(servers[1].stdout()).length > errorsBefore, 5_000, 'the outage told');
         const told = outageLogs(servers[1].stdout()).slice(errorsBefore);
         expect(told, 'one error-level line for the outage').toHaveLength(1);
         expect(told[0]?.topics).toBeGreaterThanOrEqual(1);
