@@ -96,9 +96,14 @@ export class RedisCluster {
     }
   }
 
+  /** Each master's sharded channels (PUBSUB SHARDCHANNELS), in the order of `nodes`. */
+  shardChannels(): Promise<string[][]> {
+    return Promise.all(this.nodes.map(async (n) => (await this.command(n, 'PUBSUB', 'SHARDCHANNELS')) as string[]));
+  }
+
   /** The master a sharded channel whose name ends with `suffix` is subscribed on. */
   async holderOf(suffix: string): Promise<RedisProcess> {
-    const byMaster = await Promise.all(this.nodes.map(async (n) => (await this.command(n, 'PUBSUB', 'SHARDCHANNELS')) as string[]));
+    const byMaster = await this.shardChannels();
     const holder = this.nodes.find((_, i) => byMaster[i]?.some((c) => c.endsWith(suffix)));
     if (holder === undefined) throw new Error(`no master holds a channel ending with ${suffix}`);
     return holder;

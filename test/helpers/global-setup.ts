@@ -9,9 +9,8 @@ let server: SpawnedServer | undefined;
 /** The server built, the embedded database's template (see data-template.ts), then one shared server for the suite; each test file makes its own application on it. */
 export async function setup(project: TestProject): Promise<void> {
   // The build and the template's first start run at once: each is one core's work.
-  const building = buildServerIfStale();
-  if (process.env['DATABASE_URL'] === undefined) useDataTemplate(await dataTemplate());
-  await building;
+  const [template] = await Promise.all([process.env['DATABASE_URL'] === undefined ? dataTemplate() : undefined, buildServerIfStale()]);
+  if (template !== undefined) useDataTemplate(template);
   // Every test file reaches this server from 127.0.0.1, like many clients behind one NAT: their
   // deliberate refused credentials together would lock the address out, so the budget is higher.
   // For the same reason the searches it runs at once are not capped at a node's default of 4: the
