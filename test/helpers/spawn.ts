@@ -7,6 +7,11 @@ import { freshDataDir } from './data-template.js';
 export const MANAGE_TOKEN = 'test-manage-token-0123456789';
 /** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
 export const NODE_FLAGS = ['--max-semi-space-size=64'];
+/**
+ * V8 flags a suite adds for the servers its files start (vitest.config.ts: `npm test` compiles the
+ * embedded database's WebAssembly with the baseline compiler alone); space-separated.
+ */
+const SUITE_NODE_FLAGS = (process.env['ENGAGE_TEST_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const ROOT = new URL('../..', import.meta.url).pathname;
 /** How the server is run: built (`npm run build`, what production and the tests run; each suite's global setup builds it), or from source through tsx. */
 export const BUILT = ['dist/main.js'];
@@ -54,7 +59,7 @@ export async function spawnServer(env: Record<string, string> = {}, entry = BUIL
   const port = env['PORT'] === undefined ? await freePort() : Number(env['PORT']);
   const dataDir = env['DATA_DIR'] ?? freshDataDir();
   const ownsDataDir = env['DATA_DIR'] === undefined;
-  const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...entry] as [string, ...string[]];
+  const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...SUITE_NODE_FLAGS, ...entry] as [string, ...string[]];
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', SHUTDOWN_DRAIN_SECONDS: '0', ...env },
