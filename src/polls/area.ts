@@ -5,13 +5,15 @@ import { pollRoutes } from './routes/polls.js';
 import { responseRoutes } from './routes/responses.js';
 import { PollService } from './services/polls.js';
 import { ResponseService } from './services/responses.js';
+import { PollStandings } from './services/poll-standings.js';
 import { StandingsPush } from './services/standings.js';
 import { VoteBatcher } from './services/votes.js';
 
 /** Polls, their choices, votes, responses and leads: REST routes and the `poll:` topic of live standings. */
 export function pollsArea(core: Core): Area {
   const { db, log } = core;
-  const standings = new StandingsPush({ db, bus: core.bus, log });
+  const push = new StandingsPush({ db, bus: core.bus, log });
+  const standings = new PollStandings({ db, push, onlyWriter: core.bus.kind === 'memory', maxBytes: core.config.crowdReadsCacheBytes });
   core.topics.register('poll', { doc: { events: ['poll.standings'], who: 'anyone with the app token; data is the standings REST object' } });
   const polls = new PollService({ db, bus: core.bus, standings });
   const responses = new ResponseService({ db, polls });
@@ -19,8 +21,8 @@ export function pollsArea(core: Core): Area {
   return {
     async close() {
       await votes.drain();
-      standings.close();
+      push.close();
     },
-    routes: [...pollRoutes(polls), ...choiceRoutes(polls), ...responseRoutes(polls, responses, votes), ...leadRoutes(responses)],
+    routes: [...pollRoutes(polls), ...choiceRoutes(polls), ...responseRoutes(standings, responses, votes), ...leadRoutes(responses)],
   };
 }

@@ -11,7 +11,7 @@ const CROWD = 100;
 
 /**
  * The reads a crowd makes with the same parameters (updates without a cursor, room details by id
- * and custom id, rooms list pages) are shared, and every change acknowledged before a read is in it.
+ * and custom id, rooms list pages, poll standings) are shared, and every change acknowledged before a read is in it.
  */
 describe('crowd reads', () => {
   let server: SpawnedServer;
@@ -113,5 +113,67 @@ describe('crowd reads', () => {
     expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.find((r: any) => r.id === room.id).inroom).toBe(1);
     const added = await makeRoom(t.api, { enableenterandexit: false });
     expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.map((r: any) => r.id)).toContain(added.id);
+  });
+
+  it('poll standings: a crowd shares its reads, and a vote, a reset, a choice added or deleted and the poll deleted are in the next read', async () => {
+    const pollid = (await t.api.post('poll/poll/create', { title: 'Man of the match' })).body.data.id as string;
+    const choices = (await t.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'Keeper' }, { title: 'Striker' }] })).body.data.map((c: any) => c.id) as string[];
+    const vote = async (userid: string, choiceid: string) => expect((await t.api.post(`poll/poll/${pollid}/response`, { userid, choiceid })).status).toBe(200);
+    const counts = async () => {
+      const res = await t.api.get(`poll/poll/${pollid}/standings`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data.choices.map((c: any) => [c.title, c.count]);
+    };
+    await vote(uid('fan'), choices[0] as string);
+    const before = await reads('poll_standings');
+    for (const standings of await crowd(`poll/poll/${pollid}/standings`)) {
+      expect(standings).toMatchObject({ kind: 'poll.standings', pollid, totalresponses: 1 });
+      expect(standings.choices.map((c: any) => [c.title, c.count, c.percentage])).toEqual([
+        ['Keeper', 1, 100],
+        ['Striker', 0, 0],
+      ]);
+    }
+    // One node on the memory bus counts every change itself: the crowd, and reads one after another,
+    // share the answer until the next change. With Redis, changes made on other nodes are not counted
+    // here: a read is shared by the requests that began before it started (one read per read's time).
+    const memoryBus = process.env['REDIS_URL'] === undefined;
+    expect((await reads('poll_standings')) - before).toBeLessThanOrEqual(memoryBus ? 2 : 10);
+    const settled = await reads('poll_standings');
+    for (let i = 0; i < 10; i++)
+      expect(await counts()).toEqual([
+        ['Keeper', 1],
+        ['Striker', 0],
+      ]);
+    expect((await reads('poll_standings')) - settled).toBe(memoryBus ? 0 : 10);
+
+    await vote(uid('fan'), choices[1] as string);
+    expect(await counts()).toEqual([
+      ['Keeper', 1],
+      ['Striker', 1],
+    ]);
+    const more = (await t.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'Coach' }] })).body.data.find((c: any) => c.title === 'Coach').id as string;
+    expect(await counts()).toEqual([
+      ['Keeper', 1],
+      ['Striker', 1],
+      ['Coach', 0],
+    ]);
+    await vote(uid('fan'), more);
+    expect(await counts()).toEqual([
+      ['Keeper', 1],
+      ['Striker', 1],
+      ['Coach', 1],
+    ]);
+    expect((await t.api.delete(`poll/poll/${pollid}/choice/${choices[0]}`)).status).toBe(200);
+    expect(await counts()).toEqual([
+      ['Striker', 1],
+      ['Coach', 1],
+    ]);
+    expect((await t.api.put(`poll/poll/${pollid}/reset`, {})).status).toBe(200);
+    expect(await counts()).toEqual([
+      ['Striker', 0],
+      ['Coach', 0],
+    ]);
+    expect((await t.api.delete(`poll/poll/${pollid}`)).status).toBe(200);
+    expect((await t.api.get(`poll/poll/${pollid}/standings`)).status).toBe(404);
   });
 });

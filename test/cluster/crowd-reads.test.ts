@@ -7,7 +7,7 @@ import { twoNodesForSuite } from './two-nodes.js';
 
 /**
  * The reads a crowd shares (room details, the rooms list, updates without a cursor, a user's
- * profile) on one node show a change made through the other node as soon as its write answered:
+ * profile, poll standings) on one node show a change made through the other node as soon as its write answered:
  * node B has read each before, so a stale shared answer would be there to give.
  */
 describe('shared crowd reads over two nodes', () => {
@@ -64,5 +64,24 @@ describe('shared crowd reads over two nodes', () => {
     expect((await nodes.a.api.post(`user/users/${host}`, { displayname: 'Head Commentator' })).status).toBe(200);
     expect((await onB(`user/users/${host}`)).displayname).toBe('Head Commentator');
     expect((await onB(`chat/rooms/${room.id}/updates`)).events.map((e: any) => e.user.displayname)).toEqual(['Head Commentator']);
+  });
+
+  it('poll standings on one node show a vote, a new choice and a reset made on the other', async () => {
+    const pollid = (await nodes.a.api.post('poll/poll/create', { title: 'Man of the match' })).body.data.id as string;
+    const [keeper] = (await nodes.a.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'Keeper' }] })).body.data.map((c: any) => c.id) as string[];
+    const countsOnB = async () => (await onB(`poll/poll/${pollid}/standings`)).choices.map((c: any) => [c.title, c.count]);
+    for (const standings of await crowdOnB(`poll/poll/${pollid}/standings`)) expect(standings.totalresponses).toBe(0);
+    expect((await nodes.a.api.post(`poll/poll/${pollid}/response`, { userid: uid('fan'), choiceid: keeper })).status).toBe(200);
+    expect(await countsOnB()).toEqual([['Keeper', 1]]);
+    expect((await nodes.a.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'Striker' }] })).status).toBe(200);
+    expect(await countsOnB()).toEqual([
+      ['Keeper', 1],
+      ['Striker', 0],
+    ]);
+    expect((await nodes.a.api.put(`poll/poll/${pollid}/reset`, {})).status).toBe(200);
+    expect(await countsOnB()).toEqual([
+      ['Keeper', 0],
+      ['Striker', 0],
+    ]);
   });
 });

@@ -2,13 +2,13 @@ import { assertActingAs, assertModerator } from '../../http/auth.js';
 import { listPayload } from '../../http/cursor.js';
 import { ok, param, route, type RequestContext, type RouteDef } from '../../http/route.js';
 import { AllResponses, type PageRequest, Paging, Vote } from '../schemas.js';
-import type { PollService } from '../services/polls.js';
+import type { PollStandings } from '../services/poll-standings.js';
 import type { ResponseService } from '../services/responses.js';
 import type { VoteBatcher } from '../services/votes.js';
-import { responseView, standingsView } from '../views.js';
+import { responseView } from '../views.js';
 
 /** Voting, the standings, and the responses given (one user's, or all of them for moderators). */
-export function responseRoutes(polls: PollService, responses: ResponseService, votes: VoteBatcher): RouteDef[] {
+export function responseRoutes(standings: PollStandings, responses: ResponseService, votes: VoteBatcher): RouteDef[] {
   const userResponses = async (ctx: RequestContext, userId: string) => {
     assertActingAs(ctx, userId);
     const found = await responses.ofUser(ctx.app, param(ctx.params, 'pollid'), userId);
@@ -36,10 +36,7 @@ export function responseRoutes(polls: PollService, responses: ResponseService, v
     route({
       method: 'GET',
       path: 'poll/poll/:pollid/standings',
-      handler: async (ctx) => {
-        const poll = await polls.require(ctx.app, param(ctx.params, 'pollid'));
-        return ok(standingsView(poll, await polls.choicesOf(poll)));
-      },
+      handler: async (ctx) => ({ data: null, json: [await standings.answer(ctx.app, param(ctx.params, 'pollid'), performance.now())] }),
     }),
     route({
       method: 'GET',

@@ -10,7 +10,7 @@ import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
 import * as store from '../store/polls.js';
 import { clearResponses, deleteResponses } from '../store/responses.js';
 import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
-import type { StandingsPush } from './standings.js';
+import type { PollStandings } from './poll-standings.js';
 
 type CustomInput = Pick<ChoiceInput, 'customid' | 'customtype' | 'custompayload' | 'customfield1' | 'customfield2' | 'customtags'>;
 
@@ -52,8 +52,8 @@ const customIdTaken = (customId: string | null | undefined) => conflict(`The cus
 export interface PollServiceDeps {
   db: Db;
   bus: Bus;
-  /** Told the polls whose standings a change other than a vote moved (a reset, a deleted choice). */
-  standings: Pick<StandingsPush, 'changed'>;
+  /** Told the polls whose standings a change other than a vote moved (a reset, a choice added or deleted, the poll deleted). */
+  standings: Pick<PollStandings, 'changed'>;
 }
 
 /** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
@@ -116,6 +116,7 @@ export class PollService {
       const poll = (await store.deletePoll(tx, app.id, pollId)) as Poll;
       return { poll, choices };
     });
+    this.deps.standings.changed([pollId]);
     endLive(this.deps.bus, app.id, 'poll', pollId, 'deleted');
     return deleted;
   }
@@ -132,7 +133,7 @@ export class PollService {
 
   /** Adds choices after the last position unless a position (not negative) is given; returns all the poll's choices in position order. */
   async addChoices(app: Application, pollId: string, inputs: ChoiceInput[]): Promise<Choice[]> {
-    return this.deps.db.transaction(async (tx) => {
+    const choices = await this.deps.db.transaction(async (tx) => {
       await this.lockOwn(tx, app, pollId);
       let next = await store.nextPosition(tx, pollId);
       const rows: NewChoice[] = inputs.map((c) => {
@@ -153,6 +154,8 @@ export class PollService {
       await store.insertChoices(tx, rows);
       return store.choicesOf(tx, [pollId]);
     });
+    this.deps.standings.changed([pollId]);
+    return choices;
   }
 
   /** Deletes the choice with its responses and takes them off the poll's total. */

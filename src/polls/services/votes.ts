@@ -7,7 +7,7 @@ import { lockPolls } from '../store/polls.js';
 import * as store from '../store/votes.js';
 import type { Poll, PollResponse, VotingState } from '../types.js';
 import { commitMetrics } from '../../metrics/registry.js';
-import type { StandingsPush } from './standings.js';
+import type { PollStandings } from './poll-standings.js';
 import { UserTally, votingClosedReason } from './voting-rules.js';
 
 export interface VoteRequest {
@@ -24,7 +24,7 @@ export interface VoteBatcherDeps {
   db: Db;
   log: Logger;
   /** Told the polls that took votes in a committed batch. */
-  standings: Pick<StandingsPush, 'changed'>;
+  standings: Pick<PollStandings, 'changed'>;
 }
 
 interface Pending extends VoteRequest {
@@ -132,11 +132,11 @@ export class VoteBatcher {
   private answer(batch: Pending[], outcomes: VoteOutcome[]): void {
     const touched = new Set<string>();
     batch.forEach((vote, i) => {
-      const outcome = outcomes[i] as VoteOutcome;
-      vote.done(outcome);
-      if (outcome.ok) touched.add(vote.pollId);
+      if ((outcomes[i] as VoteOutcome).ok) touched.add(vote.pollId);
     });
+    // Before any voter hears back: a standings read that follows a vote's answer shows it.
     if (touched.size > 0) this.deps.standings.changed(touched);
+    batch.forEach((vote, i) => vote.done(outcomes[i] as VoteOutcome));
   }
 
   private async flush(): Promise<void> {
