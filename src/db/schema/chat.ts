@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { customColumns, ts } from './columns.js';
+import { customColumns, SMALL_PENDING_LIST, ts } from './columns.js';
 
 /**
  * A reaction on a chat event as the event row keeps it for views: its type (`like`,
@@ -55,7 +55,7 @@ export const chatRooms = pgTable(
     uniqueIndex('chat_rooms_custom_id_idx').on(t.appId, t.customId),
     index('chat_rooms_app_idx').on(t.appId, t.id),
     // filterbyname is a case-insensitive substring: trigrams find it without reading every room (migration 0012).
-    index('chat_rooms_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
+    index('chat_rooms_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')).with(SMALL_PENDING_LIST),
   ],
 );
 

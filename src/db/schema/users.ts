@@ -1,5 +1,5 @@
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { ts } from './columns.js';
+import { SMALL_PENDING_LIST, ts } from './columns.js';
 
 export interface UserReportEntry {
   userid: string;
@@ -34,9 +34,9 @@ export const users = pgTable(
     primaryKey({ columns: [t.pool, t.userId] }),
     uniqueIndex('users_handle_idx').on(t.pool, t.handleLower),
     // user/search: handle and userid prefixes, name substrings, all case-insensitive; trigrams serve the three.
-    index('users_handle_trgm_idx').using('gin', t.handleLower.op('gin_trgm_ops')),
-    index('users_user_id_trgm_idx').using('gin', t.userId.op('gin_trgm_ops')),
-    index('users_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')),
+    index('users_handle_trgm_idx').using('gin', t.handleLower.op('gin_trgm_ops')).with(SMALL_PENDING_LIST),
+    index('users_user_id_trgm_idx').using('gin', t.userId.op('gin_trgm_ops')).with(SMALL_PENDING_LIST),
+    index('users_display_name_trgm_idx').using('gin', t.displayName.op('gin_trgm_ops')).with(SMALL_PENDING_LIST),
   ],
 );
 
