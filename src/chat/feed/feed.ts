@@ -204,8 +204,14 @@ export class RoomFeeds {
     this.loading.invalidate(roomId);
   }
 
+  /**
+   * The room's ring once loaded. A ring is registered before its load reads (see `load`); handed
+   * out then, it would look unusable and be dropped, and on a long feed, where the load takes a
+   * while, every poll dropped the ring the one before had started loading, forever.
+   */
   private async ring(app: Application, roomId: string): Promise<RoomRing> {
-    return this.rings.get(roomId) ?? this.loading.run(roomId, () => this.load(app, roomId));
+    const held = this.rings.get(roomId);
+    return held !== undefined && held.last >= 0 ? held : this.loading.run(roomId, () => this.load(app, roomId));
   }
 
   private async load(app: Application, roomId: string): Promise<RoomRing> {
