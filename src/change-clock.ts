@@ -32,6 +32,14 @@ export class ChangeClock {
     this.floor = ++this.epoch;
   }
 
+  /**
+   * A version of `key` that moves with each change to it (and with a start-over): an answer made
+   * at one version holds while the version is the same.
+   */
+  versionOf(key: string): number {
+    return Math.max(this.changedAt.get(key) ?? 0, this.floor);
+  }
+
   /** True when `key` has not changed since `stamp` was taken: what was read after it may be cached. */
   unchangedSince(key: string, stamp: number): boolean {
     return stamp >= this.floor && (this.changedAt.get(key) ?? 0) <= stamp;

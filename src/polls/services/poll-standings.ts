@@ -1,7 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors.js';
-import { LocalVersions } from '../../local-versions.js';
+import { ChangeClock } from '../../change-clock.js';
 import { SharedAnswers } from '../../shared-answers.js';
 import * as store from '../store/polls.js';
 import { standingsView } from '../views.js';
@@ -11,13 +11,17 @@ import type { StandingsPush } from './standings.js';
 export interface PollStandingsDeps {
   db: Db;
   push: Pick<StandingsPush, 'changed'>;
-  /** This node is the only writer (the memory bus): see LocalVersions. */
+  /**
+   * This node is the only writer (one node on the memory bus): every change is made, and counted,
+   * here before its request is answered, so the counts say when an answer is stale. On a cluster a
+   * change made on another node is not counted here.
+   */
   onlyWriter: boolean;
   /** Bytes of standings held at most (CROWD_READS_CACHE). */
   maxBytes: number;
 }
 
-/** Polls whose changes are counted at most (LocalVersions). */
+/** Polls whose last change is remembered at most (ChangeClock). */
 const REMEMBERED_POLLS = 100_000;
 
 /**
@@ -29,22 +33,22 @@ const REMEMBERED_POLLS = 100_000;
  */
 export class PollStandings {
   private readonly answers: SharedAnswers<Buffer>;
-  private readonly versions: LocalVersions;
+  private readonly changes = new ChangeClock(REMEMBERED_POLLS);
 
   constructor(private readonly deps: PollStandingsDeps) {
     this.answers = new SharedAnswers({ name: 'poll_standings', maxBytes: deps.maxBytes, sizeOf: (answer) => answer.length });
-    this.versions = new LocalVersions(deps.onlyWriter, REMEMBERED_POLLS);
   }
 
   changed(pollIds: Iterable<string>): void {
     const ids = [...pollIds];
-    for (const id of ids) this.versions.changed(id);
+    for (const id of ids) this.changes.changed(id);
     this.deps.push.changed(ids);
   }
 
   /** The standings REST object of the app's poll, for a request that began at `began` (performance.now()). */
   answer(app: Application, pollId: string, began: number): Promise<Buffer> {
-    return this.answers.take(`${app.id}/${pollId}`, this.versions.freshness(pollId, began), async () => {
+    const want = this.deps.onlyWriter ? { version: String(this.changes.versionOf(pollId)) } : { version: '', since: began };
+    return this.answers.take(`${app.id}/${pollId}`, want, async () => {
       const poll = await store.findPoll(this.deps.db, app.id, pollId);
       if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
       return Buffer.from(JSON.stringify(standingsView(poll, await store.choicesOf(this.deps.db, [pollId]))));
