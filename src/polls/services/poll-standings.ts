@@ -1,10 +1,10 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
-import { notFound } from '../../errors.js';
 import { ChangeClock } from '../../change-clock.js';
 import { SharedAnswers } from '../../shared-answers.js';
 import * as store from '../store/polls.js';
 import { standingsView } from '../views.js';
+import { requirePoll } from './polls.js';
 import type { StandingsPush } from './standings.js';
 
 /** What PollStandings uses. */
@@ -49,8 +49,7 @@ export class PollStandings {
   answer(app: Application, pollId: string, began: number): Promise<Buffer> {
     const want = this.deps.onlyWriter ? { version: String(this.changes.versionOf(pollId)) } : { version: '', since: began };
     return this.answers.take(`${app.id}/${pollId}`, want, async () => {
-      const poll = await store.findPoll(this.deps.db, app.id, pollId);
-      if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
+      const poll = await requirePoll(this.deps.db, app, pollId);
       return Buffer.from(JSON.stringify(standingsView(poll, await store.choicesOf(this.deps.db, [pollId]))));
     });
   }

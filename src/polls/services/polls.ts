@@ -56,6 +56,13 @@ export interface PollServiceDeps {
   standings: Pick<PollStandings, 'changed'>;
 }
 
+/** The app's poll, or 404. */
+export async function requirePoll(db: Db, app: Application, pollId: string): Promise<Poll> {
+  const poll = await store.findPoll(db, app.id, pollId);
+  if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
+  return poll;
+}
+
 /** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
 export class PollService {
   constructor(private readonly deps: PollServiceDeps) {}
@@ -80,10 +87,8 @@ export class PollService {
     }
   }
 
-  async require(app: Application, pollId: string): Promise<Poll> {
-    const poll = await store.findPoll(this.deps.db, app.id, pollId);
-    if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
-    return poll;
+  require(app: Application, pollId: string): Promise<Poll> {
+    return requirePoll(this.deps.db, app, pollId);
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Poll> {
