@@ -20,6 +20,8 @@ export interface SharedAnswersOptions<V> {
   maxBytes: number;
   /** The bytes an answer holds (its serialised size is close enough). */
   sizeOf: (value: V) => number;
+  /** When an answer changes by itself, with no write to move its version (Date.now() time: a mute ending); never when omitted. */
+  expiresAt?: (value: V) => number;
 }
 
 interface Entry<V> {
@@ -29,6 +31,8 @@ interface Entry<V> {
   value: Promise<V>;
   bytes: number;
   settled: boolean;
+  /** Date.now() past which the answer is not shared. */
+  expiresAt: number;
   /** A read queued behind this running one, for callers this one started too early for. */
   next?: Entry<V>;
 }
@@ -57,7 +61,7 @@ export class SharedAnswers<V> {
   /** The answer for `key` as fresh as `want` asks; `read` makes it when no held or running one will do. */
   take(key: string, want: Freshness, read: () => Promise<V>): Promise<V> {
     const held = this.entries.get(key);
-    if (held !== undefined && held.version === want.version) {
+    if (held !== undefined && held.version === want.version && held.expiresAt > Date.now()) {
       if (want.since === undefined || held.startedAt >= want.since) return this.hit(key, held);
       if (!held.settled) {
         held.next ??= this.queued(key, held, read);
@@ -98,7 +102,7 @@ export class SharedAnswers<V> {
   private start(key: string, version: string, read: () => Promise<V>): Entry<V> {
     this.misses.inc();
     this.drop(key);
-    const entry: Entry<V> = { version, startedAt: performance.now(), value: read(), bytes: 0, settled: false };
+    const entry: Entry<V> = { version, startedAt: performance.now(), value: read(), bytes: 0, settled: false, expiresAt: Number.POSITIVE_INFINITY };
     this.entries.set(key, entry);
     entry.value.then(
       (value) => this.settled(key, entry, value),
@@ -112,7 +116,14 @@ export class SharedAnswers<V> {
 
   /** Starts `read` once `running` settles; callers share it meanwhile. */
   private queued(key: string, running: Entry<V>, read: () => Promise<V>): Entry<V> {
-    const placeholder: Entry<V> = { version: running.version, startedAt: Number.POSITIVE_INFINITY, value: undefined as unknown as Promise<V>, bytes: 0, settled: false };
+    const placeholder: Entry<V> = {
+      version: running.version,
+      startedAt: Number.POSITIVE_INFINITY,
+      value: undefined as unknown as Promise<V>,
+      bytes: 0,
+      settled: false,
+      expiresAt: Number.POSITIVE_INFINITY,
+    };
     placeholder.value = running.value.then(
       () => this.start(key, running.version, read).value,
       () => this.start(key, running.version, read).value,
@@ -124,6 +135,7 @@ export class SharedAnswers<V> {
     entry.settled = true;
     if (this.entries.get(key) !== entry) return;
     entry.bytes = this.options.sizeOf(value);
+    entry.expiresAt = this.options.expiresAt?.(value) ?? Number.POSITIVE_INFINITY;
     this.bytes += entry.bytes;
     for (const [oldest, held] of this.entries) {
       if (this.bytes <= this.options.maxBytes) break;
