@@ -20,7 +20,7 @@ import { TallyWriter } from './services/tally-writer.js';
 /** Comment conversations, comments and replies, votes, reactions, reports and their moderation queue. */
 export function commentsArea(core: Core): Area {
   const { db, bus, users, hooks, log } = core;
-  const cache = new PageCache(bus);
+  const cache = new PageCache(bus, core.config.crowdReadsCacheBytes);
   const tallies = new TallyWriter({ db, log, shown: core.config.reactionUsersShown, maxTypes: core.config.reactionTypesMax });
   const conversations = new Conversations({ db, bus, cache, users, tallies });
   const reader = new Reader({ db, users, cache, conversations });

@@ -11,7 +11,7 @@ import { isTimeSort, readDescendants, readFirstReplies, readPage } from '../stor
 import type { Comment, Conversation } from '../types.js';
 import { commentView, conversationView, usersOf, type CommentView } from '../views.js';
 import type { Conversations } from './conversations.js';
-import type { PageCache } from './page-cache.js';
+import type { CommentPage, PageCache } from './page-cache.js';
 import { isTimeKey, timeKeyOf } from './time-key.js';
 
 const MAX_OFFSET = 1_000_000_000;
@@ -70,15 +70,15 @@ export class Reader {
 
   /**
    * Top-level comments (with every nested reply when includechildren), as the JSON of the
-   * list payload: first pages come serialized from the cache.
+   * list payload: first pages are shared by the crowd that reads them (PageCache).
    */
   async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<string> {
-    const pageKey = q.cursor === '' ? `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}` : undefined;
-    if (pageKey !== undefined) {
-      const hit = this.deps.cache.get(app.id, conversationId, pageKey);
-      if (hit !== undefined) return hit;
-    }
-    const ticket = this.deps.cache.ticket();
+    if (q.cursor !== '') return (await this.listPage(app, conversationId, q)).json;
+    const page = `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}`;
+    return this.deps.cache.take(app.id, conversationId, page, () => this.listPage(app, conversationId, q));
+  }
+
+  private async listPage(app: Application, conversationId: string, q: ListCommentsQuery): Promise<CommentPage> {
     const conversation = await this.deps.conversations.require(app, conversationId);
     const { items, next } = await this.page(conversation, '', q.filterpostedbyuserid, q);
     const all = q.includechildren
@@ -93,9 +93,7 @@ export class Reader {
         )
       : items;
     const { views, expires } = await this.renderTimed(app, () => conversation.conversationId, all);
-    const json = JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }));
-    if (pageKey !== undefined) this.deps.cache.put(ticket, app.id, conversationId, pageKey, json, expires);
-    return json;
+    return { json: JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) })), expires };
   }
 
   /** Direct replies of one comment. */
