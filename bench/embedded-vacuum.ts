@@ -91,7 +91,7 @@ const SIZES_ONLY = `select c.oid::regclass::text as "table" from pg_class c
 
 /** A look's median time over 200 runs as a named statement, as the server runs it, taking turns with the other. */
 async function lookMs(db: PGlite): Promise<{ look: number; sizesOnly: number }> {
-  const named = pgliteNamedQuery(db);
+  const named = pgliteNamedQuery(db, () => {});
   const look = new PgDialect().sqlToQuery(TABLES_TO_TEND).sql;
   const times = { look: [] as number[], sizesOnly: [] as number[] };
   for (let i = 0; i < 200; i++) {

@@ -30,7 +30,7 @@ function buildChat(core: Core) {
   const rooms = new RoomDirectory({ db, bus });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views, users, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
+  const feeds = new RoomFeeds({ db, bus, rooms, views, users, commits: core.database.commits, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   hooks.items.add('chat', chatItemSource({ db, views }));
@@ -59,7 +59,14 @@ function buildChat(core: Core) {
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
   const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
-  const roomReads = new RoomReads({ db: core.db, rooms: chat.rooms, roomLists: chat.roomLists, moderatedView: moderation.roomView, maxBytes: core.config.crowdReadsCacheBytes });
+  const roomReads = new RoomReads({
+    db: core.db,
+    rooms: chat.rooms,
+    roomLists: chat.roomLists,
+    moderatedView: moderation.roomDetails,
+    commits: core.database.commits,
+    maxBytes: core.config.crowdReadsCacheBytes,
+  });
   core.topics.register(ROOM_KIND, {
     exists: (app, id) => chat.feeds.assertExists(app, id),
     replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),

@@ -9,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { CommitVersions, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { keepVacuumed } from './embedded-vacuum.js';
@@ -31,6 +32,8 @@ export interface Database {
   pool?: pg.Pool;
   /** What sits in front of Postgres, as set or as found at start (DATABASE_POOLER may have been forgotten). */
   pooler: Pooler;
+  /** Versions of rooms as their commits were heard, on the embedded database (this process its only writer). */
+  commits?: CommitVersions;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -187,13 +190,16 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     client = new PGlite(dataDir, EMBEDDED_OPTIONS);
     const db = drizzlePglite(client);
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
-    namedQueries.set(db as unknown as Db, pgliteNamedQuery(client));
+    const commits = new CommitVersions();
+    await watchCommits(client, commits);
+    namedQueries.set(db as unknown as Db, pgliteNamedQuery(client, commits.heard));
     log.info({ dataDir }, 'embedded database ready, migrations applied');
     const stopVacuuming = keepVacuumed(db as unknown as Db, log);
     return {
       db: db as unknown as Db,
       kind: 'embedded',
       pooler: 'none',
+      commits,
       ping: () => ping(db as unknown as Db),
       close: () =>
         stopVacuuming()

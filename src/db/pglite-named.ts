@@ -1,5 +1,5 @@
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
-import { bindMessage, rowsOfAnswer } from './pglite-wire.js';
+import { bindMessage, rowsOfAnswer, type NotificationListener } from './pglite-wire.js';
 
 /** Runs a named statement: `name` always stands for the same `text`. */
 export type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -14,9 +14,10 @@ const RUN = Buffer.concat([serialize.describe({ type: 'P' }), serialize.execute(
  * parsed and described once, then each call binds, executes and syncs in one exchange. Values are
  * serialised and rows parsed with PGlite's own type handlers, as `query` does (the bind written
  * and the rows read with Node's Buffer, see pglite-wire.ts). The call holds both of PGlite's
- * locks, as `query` does, so it never runs inside another caller's transaction.
+ * locks, as `query` does, so it never runs inside another caller's transaction. Notifications a
+ * statement commits go to `heard`.
  */
-export function pgliteNamedQuery(client: PGlite): NamedQuery {
+export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): NamedQuery {
   /** Parameter type ids of each statement prepared on this connection. */
   const prepared = new Map<string, number[]>();
 
@@ -44,7 +45,7 @@ export function pgliteNamedQuery(client: PGlite): NamedQuery {
           syncToFs: true,
           onRawData: (bytes) => chunks.push(Buffer.from(bytes)),
         });
-        return { rows: rowsOfAnswer(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), client.parsers) };
+        return { rows: rowsOfAnswer(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), client.parsers, heard) };
       }),
     );
 }

@@ -6,6 +6,10 @@ const BIND = 0x42; // 'B'
 const ROW_DESCRIPTION = 0x54; // 'T'
 const DATA_ROW = 0x44; // 'D'
 const ERROR_RESPONSE = 0x45; // 'E'
+const NOTIFICATION_RESPONSE = 0x41; // 'A'
+
+/** A NOTIFY committed by the exchange: its channel and payload. */
+export type NotificationListener = (channel: string, payload: string) => void;
 
 /**
  * The Bind message of a named statement, its values in text format (null: SQL null). PGlite's
@@ -40,9 +44,11 @@ export function bindMessage(statement: string, values: (string | null)[]): Buffe
  * each row with Object.fromEntries: for a page of 50 events that is 1,300 copies, and it cost more
  * than running the statement. Here each text field is decoded from the answer in place. Values
  * go through PGlite's type parsers (`parsers`), as its `query` does; an error answer throws the
- * DatabaseError PGlite's parser makes of it, as `execProtocol` does.
+ * DatabaseError PGlite's parser makes of it, as `execProtocol` does. Notifications the exchange
+ * committed go to `heard` before the rows are returned (PGlite's own listeners are only told of
+ * those its parser sees).
  */
-export function rowsOfAnswer(answer: Buffer, parsers: Parsers): Record<string, unknown>[] {
+export function rowsOfAnswer(answer: Buffer, parsers: Parsers, heard: NotificationListener): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   let names: string[] = [];
   let typeIds: number[] = [];
@@ -53,6 +59,7 @@ export function rowsOfAnswer(answer: Buffer, parsers: Parsers): Record<string, u
     if (code === ERROR_RESPONSE) throw errorOf(answer.subarray(at, end));
     if (code === ROW_DESCRIPTION) [names, typeIds] = fieldsOf(answer, at + 5);
     else if (code === DATA_ROW) rows.push(rowOf(answer, at + 5, names, typeIds, parsers));
+    else if (code === NOTIFICATION_RESPONSE) notificationOf(answer, at + 9, heard); // after the sender's process id
     at = end;
   }
   return rows;
@@ -89,6 +96,11 @@ function rowOf(answer: Buffer, start: number, names: string[], typeIds: number[]
     at += length;
   }
   return row;
+}
+
+function notificationOf(answer: Buffer, start: number, heard: NotificationListener): void {
+  const channelEnd = answer.indexOf(0, start);
+  heard(answer.toString('utf8', start, channelEnd), answer.toString('utf8', channelEnd + 1, answer.indexOf(0, channelEnd + 1)));
 }
 
 function errorOf(message: Buffer): messages.DatabaseError {

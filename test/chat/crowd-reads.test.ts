@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { parseSamples, total } from '../operability/prometheus-text.js';
+import { newConversation, postComment } from '../comments/helpers.js';
 import { join, makeRoom, say } from './helpers.js';
 
 const TOKEN = 'crowd-reads-metrics-token-0123456789';
@@ -11,7 +12,7 @@ const CROWD = 100;
 
 /**
  * The reads a crowd makes with the same parameters (updates without a cursor, room details by id
- * and custom id, rooms list pages, poll standings) are shared, and every change acknowledged before a read is in it.
+ * and custom id, rooms list pages, poll standings, a conversation's first comment page) are shared, and every change acknowledged before a read is in it.
  */
 describe('crowd reads', () => {
   let server: SpawnedServer;
@@ -101,6 +102,38 @@ describe('crowd reads', () => {
     expect((await t.api.get(`chat/roomsbycustomid/${customid}`)).status).toBe(404);
   });
 
+  it('room details: reads one after another share one answer until a change, which each kind of change ends (a post, a report, an effect that lapses, the room deleted)', async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false });
+    const details = async () => {
+      const res = await t.api.get(`chat/rooms/${room.id}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data;
+    };
+    await details();
+    const [made, checked] = [await reads('room_details'), await reads('room_versions')];
+    for (let i = 0; i < 10; i++) expect((await details()).id).toBe(room.id);
+    expect((await reads('room_details')) - made).toBe(0);
+    // On the embedded database this process hears every commit: no read even of the version. On
+    // Postgres other nodes write too: the version is read once for the requests that began before it.
+    expect((await reads('room_versions')) - checked).toBe(process.env['DATABASE_URL'] === undefined ? 0 : 10);
+
+    const [fan, reporter] = [uid('fan'), uid('reporter')];
+    await join(t.api, room.id, fan);
+    await join(t.api, room.id, reporter);
+    expect((await details()).inroom).toBe(2);
+    await say(t.api, room.id, fan, 'first');
+    expect((await details()).lastmessagetime).not.toBeNull();
+    expect((await t.api.post(`chat/rooms/${room.id}/users/${fan}/report`, { userid: reporter, reporttype: 'abuse' })).status).toBe(200);
+    expect((await details()).reportedusers).toEqual([expect.objectContaining({ userid: fan, reportedbyuserid: reporter })]);
+    expect((await t.api.post(`chat/rooms/${room.id}/mute`, { userid: fan, applyeffect: true, expireseconds: 1 })).status).toBe(200);
+    expect((await details()).mutedusers).toEqual([fan]);
+    // Nothing is written when the mute lapses: the answer itself ends with it.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await details()).mutedusers).toEqual([]);
+    expect((await t.api.delete(`chat/rooms/${room.id}`)).status).toBe(200);
+    expect((await t.api.get(`chat/rooms/${room.id}`)).status).toBe(404);
+  });
+
   it('rooms list pages: a crowd shares its reads, and a new or renamed room is in the next read', async () => {
     const room = await makeRoom(t.api, { enableenterandexit: false });
     const before = await reads('rooms_list');
@@ -175,5 +208,27 @@ describe('crowd reads', () => {
     ]);
     expect((await t.api.delete(`poll/poll/${pollid}`)).status).toBe(200);
     expect((await t.api.get(`poll/poll/${pollid}/standings`)).status).toBe(404);
+  });
+
+  it("a conversation's first comment page: a crowd shares its read, reads one after another share it until a change, and a new comment or an edit is in the next read", async () => {
+    const conversation = await newConversation(t.api);
+    const path = `comment/conversations/${conversation.conversationid}/comments?sort=newest`;
+    const first = await postComment(t.api, conversation.conversationid, { body: 'What a match' });
+    const bodies = async () => {
+      const res = await t.api.get(path);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data.comments.map((c: any) => c.body);
+    };
+    const before = await reads('comment_page');
+    for (const page of await crowd(path)) expect(page.comments.map((c: any) => c.body)).toEqual(['What a match']);
+    expect((await reads('comment_page')) - before).toBeLessThanOrEqual(2);
+    const settled = await reads('comment_page');
+    for (let i = 0; i < 10; i++) expect(await bodies()).toEqual(['What a match']);
+    expect((await reads('comment_page')) - settled).toBe(0);
+
+    await postComment(t.api, conversation.conversationid, { body: 'Indeed' });
+    expect(await bodies()).toEqual(['Indeed', 'What a match']);
+    expect((await t.api.put(`comment/conversations/${conversation.conversationid}/comments/${first.id}`, { userid: 'author', body: 'What a game' })).status).toBe(200);
+    expect(await bodies()).toEqual(['Indeed', 'What a game']);
   });
 });

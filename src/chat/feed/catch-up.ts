@@ -1,5 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
+import type { CommitVersions } from '../../db/commit-versions.js';
 import { jsonOnce } from '../../json-once.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { SharedAnswers } from '../../shared-answers.js';
@@ -26,6 +27,8 @@ export interface Head {
 export interface CatchUpDeps {
   db: Db;
   views: EventViews;
+  /** Versions of rooms as this process heard their commits (embedded database); undefined on Postgres. */
+  commits: CommitVersions | undefined;
   /** Bytes of blocks held at most (CATCH_UP_CACHE_MB). */
   maxBytes: number;
 }
@@ -72,9 +75,14 @@ export class CatchUpBlocks {
     return { items, cursor: examined === seq ? cursor : updatesCursor(examined), seq: examined, from: seq };
   }
 
-  /** The room's head and events revision, read once for every caller that began (performance.now()) before the read started. */
+  /**
+   * The room's head and events revision, read once per version of the room's row where commits
+   * are heard (embedded), else once for every caller that began (performance.now()) before the read started.
+   */
   head(app: Application, roomId: string, began: number): Promise<Head> {
-    return this.heads.take(`${app.id}/${roomId}`, { version: '', since: began }, () => feedHead(this.deps.db, roomId));
+    const commits = this.deps.commits;
+    const want = commits === undefined ? { version: '', since: began } : { version: commits.room(roomId) };
+    return this.heads.take(`${app.id}/${roomId}`, want, () => feedHead(this.deps.db, roomId));
   }
 
   private block(app: Application, roomId: string, index: number, end: number, revision: number): Promise<Block> {

@@ -11,7 +11,7 @@ import type { Room } from '../types.js';
 import type { UserService } from '../../users/service.js';
 import type { EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
-import { CatchUpBlocks } from './catch-up.js';
+import { CatchUpBlocks, type CatchUpDeps } from './catch-up.js';
 import { FeedLeases } from './leases.js';
 import { RoomRing, type RingEntry } from './ring.js';
 import { LatestPages, type SharedLatest } from './latest-pages.js';
@@ -26,6 +26,7 @@ export interface RoomFeedsDeps {
   rooms: RoomDirectory;
   views: EventViews;
   users: UserService;
+  commits: CatchUpDeps['commits'];
   /** Bytes of shared catch-up blocks held (CATCH_UP_CACHE). */
   catchUpBytes: number;
   /** Bytes of shared first pages held (CROWD_READS_CACHE). */
@@ -83,7 +84,7 @@ export class RoomFeeds {
     const { bus } = deps;
     this.checkHead = bus.kind !== 'memory';
     this.latestPages = new LatestPages({ db: deps.db, views: deps.views, users: deps.users, maxBytes: deps.latestBytes });
-    this.catchUp = new CatchUpBlocks({ db: deps.db, views: deps.views, maxBytes: deps.catchUpBytes });
+    this.catchUp = new CatchUpBlocks({ db: deps.db, views: deps.views, commits: deps.commits, maxBytes: deps.catchUpBytes });
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
     bus.onReconnect(() => {

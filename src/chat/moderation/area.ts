@@ -3,10 +3,10 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { UserService } from '../../users/service.js';
 import type { RouteDef } from '../../http/route.js';
-import type { ChatContext, Room, RoomView } from '../context.js';
+import type { ChatContext, Room } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
-import { moderatedRoomView } from './services/room-view.js';
+import { moderatedRoomDetails, type ModeratedRoomView } from './services/room-view.js';
 import { UserEffects } from './services/user-effects.js';
 import { UserReports } from './services/user-reports.js';
 
@@ -19,8 +19,8 @@ export interface ModerationDeps {
 
 export interface Moderation {
   routes: RouteDef[];
-  /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it. */
-  roomView(app: Application, room: Room): Promise<RoomView>;
+  /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, and when it changes by itself. */
+  roomDetails(app: Application, room: Room): Promise<ModeratedRoomView>;
 }
 
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
@@ -28,6 +28,6 @@ export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderat
   const parts = { ...deps, chat };
   return {
     routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
-    roomView: (app, room) => moderatedRoomView(chat, deps.db, app, room),
+    roomDetails: (app, room) => moderatedRoomDetails(chat, deps.db, app, room),
   };
 }
