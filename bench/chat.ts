@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/chat.ts                      # embedded database
  *   DATABASE_URL=postgres://... npx tsx bench/chat.ts
- *   DURATION=10 BENCH_CONNECTIONS=64 BENCH_SPEAKERS=20000 ...
+ *   DURATION=10 BENCH_CONNECTIONS=64 BENCH_SPEAKERS=20000 BENCH_ROOT=... ...
  *
  * The server runs with the default rate limits: the posts go round-robin over BENCH_SPEAKERS
  * joined users, each well inside the per-user chat budget.
@@ -35,7 +35,8 @@ const fmt = (name: string, r: LoadResult, ceiling?: LoadResult, cpuUsPerRequest?
 
 const ceiling = await startCeiling();
 // spawnServer passes DATABASE_URL through from this process's environment.
-const server = await spawnServer({ LOG_LEVEL: 'warn' });
+// BENCH_ROOT: another checkout of the server (a commit before a change) to measure the same way.
+const server = await spawnServer({ LOG_LEVEL: 'warn' }, undefined, process.env['BENCH_ROOT']);
 try {
   const app = await benchApp(server.url);
   const headers = { 'x-api-token': app.token };

@@ -1,5 +1,5 @@
 /**
- * The reads a crowd makes when it opens a room screen or polls (a room, its standings), each at full load against a real
+ * The reads a crowd makes when it opens a room screen or polls (a room, its standings, its comments), each at full load against a real
  * server process, beside the cheap poll (`updates` with a cursor at the head) measured in the same
  * run: server CPU per request (from the server process), and on Postgres the database's CPU per
  * request (its backends for the server's database), each as a ratio to the head poll's.
@@ -31,8 +31,8 @@ interface Measured {
   dbCpu: number | undefined;
 }
 
-/** Fills the store: a room with `history` events by 100 users, `roomCount` more rooms for the lobby, a poll the 100 voted in. */
-async function fill(app: BenchApp): Promise<{ room: string; customid: string; user: string; poll: string }> {
+/** Fills the store: a room with `history` events by 100 users, `roomCount` more rooms for the lobby, a poll the 100 voted in, a conversation they each commented on. */
+async function fill(app: BenchApp): Promise<{ room: string; customid: string; user: string; poll: string; conversation: string }> {
   const customid = 'bench-stadium';
   const room = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'stadium', customid, enableenterandexit: false, enableprofanityfilter: false })).id;
   const users = Array.from({ length: 100 }, (_, i) => `fan${i}`);
@@ -53,7 +53,10 @@ async function fill(app: BenchApp): Promise<{ room: string; customid: string; us
   const poll = (await app.call<{ id: string }>('POST', 'poll/poll/create', { title: 'Man of the match' })).id;
   const choices = await app.call<{ id: string }[]>('POST', `poll/poll/${poll}/choice`, { choices: ['Keeper', 'Defender', 'Striker'].map((title) => ({ title })) });
   await Promise.all(users.map((userid, i) => app.call('POST', `poll/poll/${poll}/response`, { userid, choiceid: choices[i % choices.length]?.id })));
-  return { room, customid, user: users[0] as string, poll };
+  const conversation = 'bench-match-report';
+  await app.call('POST', 'comment/conversations', { conversationid: conversation, property: 'bench', moderation: 'post' });
+  for (const userid of users) await app.call('POST', `comment/conversations/${conversation}/comments`, { userid, displayname: `Fan ${userid}`, body: `comment by ${userid}` });
+  return { room, customid, user: users[0] as string, poll, conversation };
 }
 
 const databaseUrl = await freshDatabase(process.env['DATABASE_URL'], 'reads');
@@ -73,7 +76,7 @@ const server = await spawnServer(
 try {
   const app = await benchApp(server.url);
   const headers = { 'x-api-token': app.token };
-  const { room, customid, user, poll } = await fill(app);
+  const { room, customid, user, poll, conversation } = await fill(app);
   const head = (await app.call<{ cursor: string }>('GET', `chat/rooms/${room}/updates?limit=1`)).cursor;
   const behind = updatesCursor(Math.max(0, readUpdatesCursor(head) - 100));
   out(`database: ${databaseUrl === undefined ? 'embedded (PGlite)' : 'postgres'}; ${connections} connections; ${seconds} s per run; rate limits off`);
@@ -98,6 +101,7 @@ try {
     ['rooms list, limit 50', 'chat/rooms?limit=50'],
     ['user profile', `user/users/${user}`],
     ['poll standings', `poll/poll/${poll}/standings`],
+    ["a conversation's first comment page", `comment/conversations/${conversation}/comments`],
   ];
   let base: Measured | undefined;
   out(`${'read'.padEnd(38)} ${'req/s'.padStart(8)}  ${'non2xx'.padStart(6)}  server CPU/request  ×head${databaseUrl === undefined ? '' : '   database CPU/request  ×head'}`);
