@@ -3,11 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { uid } from '../helpers/api.js';
 import { join, makeRoom, say } from '../chat/helpers.js';
+import { newConversation, postComment } from '../comments/helpers.js';
 import { twoNodesForSuite } from './two-nodes.js';
 
 /**
  * The reads a crowd shares (room details, the rooms list, updates without a cursor, a user's
- * profile, poll standings) on one node show a change made through the other node as soon as its write answered:
+ * profile, poll standings, a conversation's first comment page) on one node show a change made through the other node as soon as its write answered:
  * node B has read each before, so a stale shared answer would be there to give.
  */
 describe('shared crowd reads over two nodes', () => {
@@ -83,5 +84,19 @@ describe('shared crowd reads over two nodes', () => {
       ['Keeper', 0],
       ['Striker', 0],
     ]);
+  });
+
+  it("a conversation's first comment page on one node shows a new comment, an edit and a deletion made on the other", async () => {
+    const conversation = await newConversation(nodes.a.api);
+    const path = `comment/conversations/${conversation.conversationid}/comments?sort=newest`;
+    const first = await postComment(nodes.a.api, conversation.conversationid, { body: 'What a match' });
+    const bodiesOnB = async () => (await onB(path)).comments.map((c: any) => c.body);
+    for (const page of await crowdOnB(path)) expect(page.comments.map((c: any) => c.body)).toEqual(['What a match']);
+    const second = await postComment(nodes.a.api, conversation.conversationid, { body: 'Indeed' });
+    expect(await bodiesOnB()).toEqual(['Indeed', 'What a match']);
+    expect((await nodes.a.api.put(`comment/conversations/${conversation.conversationid}/comments/${first.id}`, { userid: 'author', body: 'What a game' })).status).toBe(200);
+    expect(await bodiesOnB()).toEqual(['Indeed', 'What a game']);
+    expect((await nodes.a.api.delete(`comment/conversations/${conversation.conversationid}/comments/${second.id}`)).status).toBe(200);
+    expect(await bodiesOnB()).toEqual(['What a game']);
   });
 });

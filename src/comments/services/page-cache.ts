@@ -39,13 +39,18 @@ export class PageCache {
     bus.onReconnect(() => this.changes.changedAll());
   }
 
-  /** The first page `page` of a conversation: the one shared at its version, else made by `read`. */
-  async take(appId: string, conversationId: string, page: string, read: () => Promise<CommentPage>): Promise<string> {
+  /**
+   * The first page `page` of a conversation for a request that began at `began` (performance.now()):
+   * the one shared at its version, else made by `read`. On one node every change is heard before
+   * it is answered; on several, another node's announcement may still be on its way when its
+   * writer answers, so a page is shared only with requests that began before its read started.
+   */
+  async take(appId: string, conversationId: string, page: string, began: number, read: () => Promise<CommentPage>): Promise<string> {
     // Without the bus, other nodes' changes would not reach this node: share nothing then.
     if (!this.bus.isConnected()) return (await read()).json;
     const k = key(appId, conversationId);
     const version = `${this.changes.versionOf(appId)}/${this.changes.versionOf(k)}`;
-    return (await this.pages.take(`${k}\u0000${page}`, { version }, read)).json;
+    return (await this.pages.take(`${k}\u0000${page}`, this.bus.kind === 'memory' ? { version } : { version, since: began }, read)).json;
   }
 
   /** After a change to these conversations committed: every node's pages of them are out of date (this one's at once, as the bus delivers locally at once). */

@@ -73,9 +73,10 @@ export class Reader {
    * list payload: first pages are shared by the crowd that reads them (PageCache).
    */
   async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<string> {
+    const began = performance.now();
     if (q.cursor !== '') return (await this.listPage(app, conversationId, q)).json;
     const page = `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}`;
-    return this.deps.cache.take(app.id, conversationId, page, () => this.listPage(app, conversationId, q));
+    return this.deps.cache.take(app.id, conversationId, page, began, () => this.listPage(app, conversationId, q));
   }
 
   private async listPage(app: Application, conversationId: string, q: ListCommentsQuery): Promise<CommentPage> {
