@@ -32,7 +32,8 @@ if (process.env['FROM_SOURCE'] !== '1') await buildServerIfStale();
 // process), so that the slow initdb does not count against spawnServer's start deadline.
 const dataDir = mkdtempSync(join(tmpdir(), 'engage-memory-'));
 if (process.env['DATABASE_URL'] === undefined) await initEmbeddedCluster(dataDir);
-const server = await spawnServer({ LOG_LEVEL: 'warn', DATA_DIR: dataDir }, process.env['FROM_SOURCE'] === '1' ? FROM_SOURCE : BUILT);
+// BENCH_ROOT: another checkout of the server (a commit before a change) to measure the same way.
+const server = await spawnServer({ LOG_LEVEL: 'warn', DATA_DIR: dataDir }, process.env['FROM_SOURCE'] === '1' ? FROM_SOURCE : BUILT, process.env['BENCH_ROOT']);
 try {
   const pid = server.process.pid as number;
   const report = (what: string) => {
