@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
-import { rows, type Queryable } from '../../db/client.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { containing } from '../../db/like.js';
 import { chatRoomEffects, chatRooms } from '../../db/schema/chat.js';
 import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
@@ -110,11 +110,26 @@ export async function lastSeq(q: Queryable, roomId: string): Promise<number> {
   return row?.lastSeq ?? 0;
 }
 
-/** The feed's head and its events revision (changes in place move it), as one row read. */
+const FEED_HEAD = statementOnce<{ seq: string | number; revision: string | number }>(
+  'chat_feed_head',
+  sql`select ${sql.identifier(chatRooms.lastSeq.name)} as seq, ${sql.identifier(chatRooms.eventsRevision.name)} as revision from ${chatRooms} where ${sql.identifier(chatRooms.id.name)} = ${sql.placeholder('roomId')}`,
+);
+
+/** The feed's head and its events revision (changes in place move it), as one row read (a named statement: crowds ask it often). */
 export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: number; revision: number }> {
-  const [row] = await q.select({ seq: chatRooms.lastSeq, revision: chatRooms.eventsRevision }).from(chatRooms).where(eq(chatRooms.id, roomId));
-  return { seq: row?.seq ?? 0, revision: row?.revision ?? 0 };
+  const [row] = await FEED_HEAD(q, { roomId });
+  return { seq: Number(row?.seq ?? 0), revision: Number(row?.revision ?? 0) };
 }
+
+const ROOM_DETAILS_VERSION = statementOnce<{ version: string }>(
+  'chat_room_details_version',
+  sql`select concat_ws('/', r.${sql.identifier(chatRooms.whenModified.name)}, r.${sql.identifier(chatRooms.inRoom.name)}, r.${sql.identifier(chatRooms.lastMessageAt.name)},
+      (select concat_ws('/', count(*), max(e.${sql.identifier(chatRoomEffects.added.name)}), count(*) filter (where e.${sql.identifier(chatRoomEffects.expires.name)} is null or e.${sql.identifier(chatRoomEffects.expires.name)} > now()))
+         from ${chatRoomEffects} e where e.${sql.identifier(chatRoomEffects.roomId.name)} = r.${sql.identifier(chatRooms.id.name)}),
+      (select concat_ws('/', count(*), max(u.${sql.identifier(chatRoomUserReports.added.name)}))
+         from ${chatRoomUserReports} u where u.${sql.identifier(chatRoomUserReports.roomId.name)} = r.${sql.identifier(chatRooms.id.name)})) as version
+      from ${chatRooms} r where r.${sql.identifier(chatRooms.id.name)} = ${sql.placeholder('roomId')}`,
+);
 
 /**
  * What a room's details (the row and its moderation lists) are made from, as one string that
@@ -123,17 +138,17 @@ export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: num
  * effects are in force now. Undefined for a room that is not there.
  */
 export async function roomDetailsVersion(q: Queryable, roomId: string): Promise<string | undefined> {
-  const [row] = await rows<{ version: string }>(
-    q,
-    sql`select concat_ws('/', r.${sql.identifier(chatRooms.whenModified.name)}, r.${sql.identifier(chatRooms.inRoom.name)}, r.${sql.identifier(chatRooms.lastMessageAt.name)},
-      (select concat_ws('/', count(*), max(e.${sql.identifier(chatRoomEffects.added.name)}), count(*) filter (where e.${sql.identifier(chatRoomEffects.expires.name)} is null or e.${sql.identifier(chatRoomEffects.expires.name)} > now()))
-         from ${chatRoomEffects} e where e.${sql.identifier(chatRoomEffects.roomId.name)} = r.${sql.identifier(chatRooms.id.name)}),
-      (select concat_ws('/', count(*), max(u.${sql.identifier(chatRoomUserReports.added.name)}))
-         from ${chatRoomUserReports} u where u.${sql.identifier(chatRoomUserReports.roomId.name)} = r.${sql.identifier(chatRooms.id.name)})) as version
-      from ${chatRooms} r where r.${sql.identifier(chatRooms.id.name)} = ${roomId}`,
-  );
+  const [row] = await ROOM_DETAILS_VERSION(q, { roomId });
   return row?.version;
 }
+
+const c = (column: { name: string }) => sql.identifier(column.name);
+const ROOMS_PAGE_VERSION = statementOnce<{ version: string | null }>(
+  'chat_rooms_page_version',
+  sql`select md5(string_agg(concat_ws('/', ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)}), ',' order by ${c(chatRooms.id)})) as version
+      from (select ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)} from ${chatRooms}
+        where ${c(chatRooms.appId)} = ${sql.placeholder('appId')} and ${c(chatRooms.private)} = false and ${c(chatRooms.id)} > ${sql.placeholder('after')} order by ${c(chatRooms.id)} limit ${sql.placeholder('limit')}) page`,
+);
 
 /**
  * What a page of the public rooms (no filters) is made from, as one string that changes whenever
@@ -141,12 +156,6 @@ export async function roomDetailsVersion(q: Queryable, roomId: string): Promise<
  * the one after them (whether there are more). Reads the few columns of the page's rows, not the rows.
  */
 export async function roomsPageVersion(q: Queryable, appId: string, after: string, limit: number): Promise<string> {
-  const c = (column: { name: string }) => sql.identifier(column.name);
-  const [row] = await rows<{ version: string | null }>(
-    q,
-    sql`select md5(string_agg(concat_ws('/', ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)}), ',' order by ${c(chatRooms.id)})) as version
-      from (select ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)} from ${chatRooms}
-        where ${c(chatRooms.appId)} = ${appId} and ${c(chatRooms.private)} = false and ${c(chatRooms.id)} > ${after} order by ${c(chatRooms.id)} limit ${limit + 1}) page`,
-  );
+  const [row] = await ROOMS_PAGE_VERSION(q, { appId, after, limit: limit + 1 });
   return row?.version ?? '';
 }
