@@ -148,6 +148,30 @@ describe('crowd reads', () => {
     expect((await t.api.get('chat/rooms?limit=50')).body.data.rooms.map((r: any) => r.id)).toContain(added.id);
   });
 
+  it("several rooms' counters (batch details): a crowd shares its reads, and a join, an exit and a post are in the next read", async () => {
+    const [a, b] = [await makeRoom(t.api, { enableenterandexit: false }), await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false })];
+    const path = `chat/rooms/batch/details?roomid=${a.id}&roomid=${b.id}&entity=numparticipants&entity=lastmessagetime`;
+    const counts = async () => {
+      const res = await t.api.get(path);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.kind).toBe('chat.room.list.extendeddetails');
+      return Object.fromEntries(res.body.data.details.map((d: any) => [d.roomid, d]));
+    };
+    const before = await reads('rooms_list');
+    for (const answer of await crowd(path)) expect(answer.details.map((d: any) => d.inroom)).toEqual([0, 0]);
+    expect((await reads('rooms_list')) - before).toBeLessThan(CROWD / 2);
+    const fan = uid('fan');
+    await join(t.api, a.id, fan);
+    expect((await counts())[a.id].inroom).toBe(1);
+    await join(t.api, b.id, fan);
+    await say(t.api, b.id, fan, 'hello');
+    const after = await counts();
+    expect([after[a.id].numparticipants, after[b.id].numparticipants]).toEqual([1, 1]);
+    expect(after[b.id].mostrecentmessagetime).not.toBeNull();
+    expect((await t.api.post(`chat/rooms/${a.id}/exit`, { userid: fan })).status).toBe(200);
+    expect((await counts())[a.id].inroom).toBe(0);
+  });
+
   it('poll standings: a crowd shares its reads, and a vote, a reset, a choice added or deleted and the poll deleted are in the next read', async () => {
     const pollid = (await t.api.post('poll/poll/create', { title: 'Man of the match' })).body.data.id as string;
     const choices = (await t.api.post(`poll/poll/${pollid}/choice`, { choices: [{ title: 'Keeper' }, { title: 'Striker' }] })).body.data.map((c: any) => c.id) as string[];

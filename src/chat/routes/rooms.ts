@@ -3,7 +3,6 @@ import { assertModerator, assertOwnerOrModerator, ownerFor } from '../../http/au
 import { ok, param, route, type RouteDef } from '../../http/route.js';
 import { BatchDetails, CreateRoom, ListRooms, Permission, Reset, UpdateRoom } from '../schemas.js';
 import type { RoomDirectory } from '../services/room-directory.js';
-import type { RoomLists } from '../services/room-lists.js';
 import type { RoomReads } from '../services/room-reads.js';
 import type { RoomService } from '../services/room-service.js';
 import { roomView } from '../views.js';
@@ -11,14 +10,13 @@ import { roomView } from '../views.js';
 export interface RoomRoutesDeps {
   rooms: RoomDirectory;
   roomService: RoomService;
-  roomLists: RoomLists;
   /** The reads a crowd makes with the same parameters, shared. */
   roomReads: RoomReads;
   limits: Limits;
 }
 
 /** Rooms: create, list, read, update (open/close), delete, batch details, reset, private-room permissions. */
-export function roomRoutes({ rooms, roomService, roomLists, roomReads, limits }: RoomRoutesDeps): RouteDef[] {
+export function roomRoutes({ rooms, roomService, roomReads, limits }: RoomRoutesDeps): RouteDef[] {
   return [
     route({
       method: 'POST',
@@ -47,9 +45,9 @@ export function roomRoutes({ rooms, roomService, roomLists, roomReads, limits }:
       path: 'chat/rooms/batch/details',
       query: BatchDetails,
       handler: async (ctx) => {
+        const began = performance.now();
         const { roomid, customid, entity } = ctx.query;
-        const details = await roomLists.details(ctx.app, roomid, customid, entity);
-        return ok({ kind: 'chat.room.list.extendeddetails', itemcount: details.length, details });
+        return { data: null, json: [await roomReads.batchDetails(ctx.app, roomid, customid, entity, began)] };
       },
     }),
     route({

@@ -29,14 +29,14 @@ interface Details {
 
 /**
  * The room reads a crowd makes with the same parameters (a room's details by id or custom id, a
- * page of the rooms list), as the JSON to send. Whatever node changed the room, an answer never
+ * page of the rooms list, several rooms' counters), as the JSON to send. Whatever node changed the room, an answer never
  * misses a change acknowledged before its request:
  * - on the embedded database, every answer is made once per version of the rooms it shows as
  *   this process heard their commits (CommitVersions): no read to check it;
  * - on Postgres, a room's details and the lobby's pages are made once per version of what they
  *   show, read from the database once for every request that began before the read started
  *   (roomDetailsVersion, roomsPageVersion: a few columns of the rows, not the rows, their views and
- *   JSON), and the others (by custom id, filtered pages) are read once for every request that began
+ *   JSON), and the others (by custom id, filtered pages, counters) are read once for every request that began
  *   before the read started (SharedAnswers with `since`): a crowd costs one read per read's duration.
  * A room's details also end when an effect in them does.
  */
@@ -80,6 +80,14 @@ export class RoomReads {
     return this.lists.take(key, want, async () => {
       const { items, next } = await this.deps.roomLists.rooms(app, filter, cursor, limit);
       return Buffer.from(JSON.stringify(listPayload('list.chatrooms', 'rooms', items, next)));
+    });
+  }
+
+  /** Counters of several rooms (chat.room.list.extendeddetails: a lobby's participant counts), for a request that began at `began`. */
+  batchDetails(app: Application, roomIds: string[], customIds: string[], entity: string[], began: number): Promise<Buffer> {
+    return this.lists.take(JSON.stringify(['batch', app.id, roomIds, customIds, entity]), this.anyRoom(app, began), async () => {
+      const details = await this.deps.roomLists.details(app, roomIds, customIds, entity);
+      return Buffer.from(JSON.stringify({ kind: 'chat.room.list.extendeddetails', itemcount: details.length, details }));
     });
   }
 
