@@ -99,6 +99,7 @@ try {
     ['room details', `chat/rooms/${room}`],
     ['room by custom id', `chat/roomsbycustomid/${customid}`],
     ['rooms list, limit 50', 'chat/rooms?limit=50'],
+    ["rooms' counters (batch details)", `chat/rooms/batch/details?roomid=${room}&customid=${customid}&entity=numparticipants`],
     ['user profile', `user/users/${user}`],
     ['poll standings', `poll/poll/${poll}/standings`],
     ["a conversation's first comment page", `comment/conversations/${conversation}/comments`],
