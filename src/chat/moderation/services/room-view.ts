@@ -25,5 +25,5 @@ export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms' | 'ef
     mutedusers: having('mute'),
     reportedusers: reports.map((r) => ({ userid: r.userId, reportedbyuserid: r.reportedBy, reason: r.reportType, added: r.added.toISOString() })),
   });
-  return { view, until: Math.min(...effects.map((e) => e.expires?.getTime() ?? Number.POSITIVE_INFINITY)) };
+  return { view, until: effects.reduce((soonest, e) => Math.min(soonest, e.expires?.getTime() ?? Number.POSITIVE_INFINITY), Number.POSITIVE_INFINITY) };
 }
