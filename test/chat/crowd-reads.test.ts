@@ -79,6 +79,32 @@ describe('crowd reads', () => {
     expect(liked.reactions).toEqual([expect.objectContaining({ type: 'like', count: 1 })]);
   });
 
+  it("updates from a cursor: a crowd polling from one cursor shares the events' bytes; two shadow-banned fans each see their own events and not the other's", async () => {
+    const room = await makeRoom(t.api, { enableenterandexit: false, enableprofanityfilter: false });
+    const [host, x, y] = [uid('host'), uid('x'), uid('y')];
+    for (const user of [host, x, y]) await join(t.api, room.id, user);
+    const cursor = (await t.api.get(`chat/rooms/${room.id}/updates`)).body.data.cursor as string;
+    await say(t.api, room.id, host, 'one');
+    await say(t.api, room.id, host, 'two');
+    const from = `chat/rooms/${room.id}/updates?cursor=${encodeURIComponent(cursor)}`;
+    const before = await reads('feed_page');
+    for (const page of await crowd(from)) expect(page.events.map((e: any) => e.body)).toEqual(['one', 'two']);
+    expect((await reads('feed_page')) - before).toBeLessThanOrEqual(2);
+
+    for (const fan of [x, y]) expect((await t.api.post(`chat/rooms/${room.id}/shadowban`, { userid: fan, applyeffect: true })).status).toBe(200);
+    const start = (await t.api.get(`chat/rooms/${room.id}/updates`)).body.data.cursor as string;
+    await say(t.api, room.id, host, 'three');
+    await say(t.api, room.id, x, 'by x');
+    await say(t.api, room.id, y, 'by y');
+    await say(t.api, room.id, host, 'four');
+    const bodies = async (query: string) => (await t.api.get(`chat/rooms/${room.id}/updates?cursor=${encodeURIComponent(start)}${query}`)).body.data.events.map((e: any) => e.body);
+    // Each sees as many events from the same first to the same last: only who reads tells them apart.
+    expect(await bodies(`&userid=${x}`)).toEqual(['three', 'by x', 'four']);
+    expect(await bodies(`&userid=${y}`)).toEqual(['three', 'by y', 'four']);
+    expect(await bodies('')).toEqual(['three', 'four']);
+    expect(await bodies(`&userid=${host}`)).toEqual(['three', 'four']);
+  });
+
   it('room details by id and by custom id: a crowd shares its reads, and a room update or moderation change is in the next read', async () => {
     const customid = uid('custom');
     const room = await makeRoom(t.api, { enableenterandexit: false, customid });

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { internal, on, send } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
+import { SharedAnswers } from '../../shared-answers.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
@@ -13,7 +14,7 @@ import type { EventView } from '../views.js';
 import { readUpdatesCursor, updatesCursor } from './cursor.js';
 import { CatchUpBlocks, type CatchUpDeps } from './catch-up.js';
 import { FeedLeases } from './leases.js';
-import { RoomRing, type RingEntry } from './ring.js';
+import { entryJson, RoomRing, type RingEntry } from './ring.js';
 import { LatestPages, type SharedLatest } from './latest-pages.js';
 import { roomOfFeedTopic } from './topics.js';
 
@@ -37,6 +38,8 @@ export interface FeedRead {
   entries: RingEntry[];
   cursor: string;
   more: boolean;
+  /** The ring the entries come from (its id), when they do. */
+  ring?: number;
 }
 
 /** The newest displayable events; `tail` is the page (list.chatevents) as JSON after its room field when made once for many. */
@@ -79,12 +82,15 @@ export class RoomFeeds {
   private readonly checkHead: boolean;
   private readonly latestPages: LatestPages;
   private readonly catchUp: CatchUpBlocks;
+  /** Events JSON of ring reads many pollers share (see eventsJson). */
+  private readonly pages: SharedAnswers<Buffer>;
 
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
     this.checkHead = bus.kind !== 'memory';
     this.latestPages = new LatestPages({ db: deps.db, views: deps.views, users: deps.users, maxBytes: deps.latestBytes });
     this.catchUp = new CatchUpBlocks({ db: deps.db, views: deps.views, commits: deps.commits, maxBytes: deps.catchUpBytes });
+    this.pages = new SharedAnswers({ name: 'feed_page', maxBytes: deps.latestBytes, sizeOf: (page) => page.length });
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
     bus.onReconnect(() => {
@@ -159,11 +165,24 @@ export class RoomFeeds {
     const entries: RingEntry[] = [];
     let examined = seq;
     for (const entry of held) {
-      if (entries.length === limit) return { entries, cursor: updatesCursor(examined), more: true };
+      if (entries.length === limit) return { entries, cursor: updatesCursor(examined), more: true, ring: ring.id };
       examined = entry.seq;
       if (visible(entry.view, viewer)) entries.push(entry);
     }
-    return { entries, cursor: ring.last > seq ? updatesCursor(ring.last) : cursor, more: false };
+    return { entries, cursor: ring.last > seq ? updatesCursor(ring.last) : cursor, more: false, ring: ring.id };
+  }
+
+  /**
+   * The events of a read as JSON (`entryJson` of each, comma-separated). A ring's read that shows
+   * no shadow-banned event is the same for everyone polling from its first to its last seq (a
+   * shadow-banned author's own events make theirs differ): made once and shared as bytes.
+   */
+  async eventsJson(read: FeedRead): Promise<string | Buffer> {
+    const { entries, ring } = read;
+    const join = () => entries.map(entryJson).join(',');
+    if (ring === undefined || entries.length === 0 || entries.some((e) => e.view.shadowban)) return join();
+    const key = `${ring}/${(entries[0] as RingEntry).seq}/${(entries.at(-1) as RingEntry).seq}/${entries.length}`;
+    return this.pages.take(key, { version: '' }, async () => Buffer.from(join()));
   }
 
   async assertExists(app: Application, id: string): Promise<void> {

@@ -10,6 +10,9 @@ export interface RingEntry {
 /** The view as JSON, made once and reused by every poller. */
 export const entryJson = (entry: RingEntry): string => jsonOnce(entry.view);
 
+/** Rings made so far (each ring's id). */
+let made = 0;
+
 /** How long a hole in the sequence may stay open before the ring gives up and reloads. */
 const GAP_PATIENCE_MS = 1000;
 
@@ -20,6 +23,8 @@ const GAP_PATIENCE_MS = 1000;
  * readers go to the database until it is reloaded.
  */
 export class RoomRing {
+  /** Tells this ring from the room's earlier and later ones: what a ring held for a span of seqs stays the same for its lifetime. */
+  readonly id = ++made;
   private entries: RingEntry[] = [];
   private readonly early = new Map<number, RingEntry>();
   private gapSince = 0;
