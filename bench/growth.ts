@@ -12,6 +12,7 @@
  *   npm run bench:growth                                   # embedded
  *   DATABASE_URL=postgres://… npm run bench:growth         # Postgres (fresh databases {name}_growth_small/_large)
  *   HISTORY=1000000 ROOMS=20000 USERS=100000 SECONDS=5 CONNECTIONS=8
+ *   BENCH_ROOT=/path/to/checkout                          # another checkout of the server (a commit before a change), measured the same way
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,7 +128,7 @@ async function restartAfterKill(server: SpawnedServer, dataDir: string, url: str
   await server.kill('SIGKILL');
   const started = performance.now();
   try {
-    const again = await spawnServer(serverEnv(dataDir, url), BUILT);
+    const again = await spawnServer(serverEnv(dataDir, url), BUILT, process.env['BENCH_ROOT']);
     return { ms: performance.now() - started, server: again };
   } catch (err) {
     console.log(`restart after kill -9 failed: ${(err as Error).message.split('\n')[0]}`);
@@ -139,7 +140,7 @@ async function restartAfterKill(server: SpawnedServer, dataDir: string, url: str
 async function start(dataDir: string, url: string | undefined): Promise<SpawnedServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnServer(serverEnv(dataDir, url), BUILT);
+      return await spawnServer(serverEnv(dataDir, url), BUILT, process.env['BENCH_ROOT']);
     } catch (err) {
       if (attempt === 3) throw err;
       console.log(`server start ${attempt} failed (${(err as Error).message.split('\n')[0]}); trying again`);
