@@ -13,6 +13,14 @@ export interface Freshness {
   since?: number;
 }
 
+/**
+ * At `version` where one is known for certain (heard before any change was answered); else shared
+ * only with requests that began (performance.now()) before its read started.
+ */
+export function atVersionOrSince(version: string | undefined, began: number): Freshness {
+  return version === undefined ? { version: '', since: began } : { version };
+}
+
 export interface SharedAnswersOptions<V> {
   /** Names the cache in metrics (`engage_shared_answers_total{cache=…}`). */
   name: string;

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { CommitVersions } from '../../db/commit-versions.js';
 import { jsonOnce } from '../../json-once.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
-import { SharedAnswers } from '../../shared-answers.js';
+import { atVersionOrSince, SharedAnswers } from '../../shared-answers.js';
 import type { EventViews } from '../services/event-views.js';
 import { feedRange } from '../store/events.js';
 import { feedHead } from '../store/rooms.js';
@@ -80,9 +80,7 @@ export class CatchUpBlocks {
    * are heard (embedded), else once for every caller that began (performance.now()) before the read started.
    */
   head(app: Application, roomId: string, began: number): Promise<Head> {
-    const commits = this.deps.commits;
-    const want = commits === undefined ? { version: '', since: began } : { version: commits.room(roomId) };
-    return this.heads.take(`${app.id}/${roomId}`, want, () => feedHead(this.deps.db, roomId));
+    return this.heads.take(`${app.id}/${roomId}`, atVersionOrSince(this.deps.commits?.room(roomId), began), () => feedHead(this.deps.db, roomId));
   }
 
   private block(app: Application, roomId: string, index: number, end: number, revision: number): Promise<Block> {

@@ -2,7 +2,7 @@ import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import type { CommitVersions } from '../../db/commit-versions.js';
 import { listPayload, stringCursor } from '../../http/cursor.js';
-import { SharedAnswers, type Freshness } from '../../shared-answers.js';
+import { atVersionOrSince, SharedAnswers, type Freshness } from '../../shared-answers.js';
 import { roomDetailsVersion, roomsPageVersion, type RoomFilter } from '../store/rooms.js';
 import type { Room } from '../types.js';
 import { roomView, type RoomView } from '../views.js';
@@ -93,7 +93,6 @@ export class RoomReads {
 
   /** Freshness of an answer made from any of the app's rooms. */
   private anyRoom(app: Application, began: number): Freshness {
-    const commits = this.deps.commits;
-    return commits === undefined ? { version: '', since: began } : { version: commits.rooms(app.id) };
+    return atVersionOrSince(this.deps.commits?.rooms(app.id), began);
   }
 }

@@ -3,7 +3,7 @@ import { deletedCount, rows, statementOnce, type Queryable } from '../../db/clie
 import { tableRows } from '../../db/table-rows.js';
 import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
-import { lastSeq } from './rooms.js';
+import { feedHead } from './rooms.js';
 import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
 import { textArrayLiteral } from '../../db/arrays.js';
 
@@ -83,7 +83,7 @@ export interface FeedSlice {
  * event at or below it committed with it, so the second read sees them all. Shadow-banned events of others than `viewer` are left out.
  */
 export async function feedAfter(q: Queryable, roomId: string, afterSeq: number, limit: number, viewer: string | undefined): Promise<FeedSlice> {
-  const last = await lastSeq(q, roomId);
+  const last = (await feedHead(q, roomId)).seq;
   if (last <= afterSeq) return { lastSeq: last, events: [] };
   const events = await q
     .select()
@@ -105,7 +105,7 @@ export async function feedRange(q: Queryable, roomId: string, afterSeq: number, 
 
 /** The newest `count` feed events up to the room's last seq (for a memory ring), oldest first. */
 export async function feedTail(q: Queryable, roomId: string, count: number): Promise<FeedSlice> {
-  const last = await lastSeq(q, roomId);
+  const last = (await feedHead(q, roomId)).seq;
   const events = await q
     .select()
     .from(chatEvents)

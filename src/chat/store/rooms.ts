@@ -105,14 +105,12 @@ export async function reserveSeqs(q: Queryable, roomId: string, count: number): 
   return row.lastSeq;
 }
 
-export async function lastSeq(q: Queryable, roomId: string): Promise<number> {
-  const [row] = await q.select({ lastSeq: chatRooms.lastSeq }).from(chatRooms).where(eq(chatRooms.id, roomId));
-  return row?.lastSeq ?? 0;
-}
+/** A column's name, quoted, for the named statements below. */
+const c = (column: { name: string }) => sql.identifier(column.name);
 
 const FEED_HEAD = statementOnce<{ seq: string | number; revision: string | number }>(
   'chat_feed_head',
-  sql`select ${sql.identifier(chatRooms.lastSeq.name)} as seq, ${sql.identifier(chatRooms.eventsRevision.name)} as revision from ${chatRooms} where ${sql.identifier(chatRooms.id.name)} = ${sql.placeholder('roomId')}`,
+  sql`select ${c(chatRooms.lastSeq)} as seq, ${c(chatRooms.eventsRevision)} as revision from ${chatRooms} where ${c(chatRooms.id)} = ${sql.placeholder('roomId')}`,
 );
 
 /** The feed's head and its events revision (changes in place move it), as one row read (a named statement: crowds ask it often). */
@@ -123,12 +121,12 @@ export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: num
 
 const ROOM_DETAILS_VERSION = statementOnce<{ version: string }>(
   'chat_room_details_version',
-  sql`select concat_ws('/', r.${sql.identifier(chatRooms.whenModified.name)}, r.${sql.identifier(chatRooms.inRoom.name)}, r.${sql.identifier(chatRooms.lastMessageAt.name)},
-      (select concat_ws('/', count(*), max(e.${sql.identifier(chatRoomEffects.added.name)}), count(*) filter (where e.${sql.identifier(chatRoomEffects.expires.name)} is null or e.${sql.identifier(chatRoomEffects.expires.name)} > now()))
-         from ${chatRoomEffects} e where e.${sql.identifier(chatRoomEffects.roomId.name)} = r.${sql.identifier(chatRooms.id.name)}),
-      (select concat_ws('/', count(*), max(u.${sql.identifier(chatRoomUserReports.added.name)}))
-         from ${chatRoomUserReports} u where u.${sql.identifier(chatRoomUserReports.roomId.name)} = r.${sql.identifier(chatRooms.id.name)})) as version
-      from ${chatRooms} r where r.${sql.identifier(chatRooms.id.name)} = ${sql.placeholder('roomId')}`,
+  sql`select concat_ws('/', r.${c(chatRooms.whenModified)}, r.${c(chatRooms.inRoom)}, r.${c(chatRooms.lastMessageAt)},
+      (select concat_ws('/', count(*), max(e.${c(chatRoomEffects.added)}), count(*) filter (where e.${c(chatRoomEffects.expires)} is null or e.${c(chatRoomEffects.expires)} > now()))
+         from ${chatRoomEffects} e where e.${c(chatRoomEffects.roomId)} = r.${c(chatRooms.id)}),
+      (select concat_ws('/', count(*), max(u.${c(chatRoomUserReports.added)}))
+         from ${chatRoomUserReports} u where u.${c(chatRoomUserReports.roomId)} = r.${c(chatRooms.id)})) as version
+      from ${chatRooms} r where r.${c(chatRooms.id)} = ${sql.placeholder('roomId')}`,
 );
 
 /**
@@ -142,7 +140,6 @@ export async function roomDetailsVersion(q: Queryable, roomId: string): Promise<
   return row?.version;
 }
 
-const c = (column: { name: string }) => sql.identifier(column.name);
 const ROOMS_PAGE_VERSION = statementOnce<{ version: string | null }>(
   'chat_rooms_page_version',
   sql`select md5(string_agg(concat_ws('/', ${c(chatRooms.id)}, ${c(chatRooms.whenModified)}, ${c(chatRooms.inRoom)}, ${c(chatRooms.lastMessageAt)}), ',' order by ${c(chatRooms.id)})) as version

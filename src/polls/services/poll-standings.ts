@@ -1,7 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import { ChangeClock } from '../../change-clock.js';
-import { SharedAnswers } from '../../shared-answers.js';
+import { atVersionOrSince, SharedAnswers } from '../../shared-answers.js';
 import * as store from '../store/polls.js';
 import { standingsView } from '../views.js';
 import { requirePoll } from './polls.js';
@@ -47,8 +47,8 @@ export class PollStandings {
 
   /** The standings REST object of the app's poll, for a request that began at `began` (performance.now()). */
   answer(app: Application, pollId: string, began: number): Promise<Buffer> {
-    const want = this.deps.onlyWriter ? { version: String(this.changes.versionOf(pollId)) } : { version: '', since: began };
-    return this.answers.take(`${app.id}/${pollId}`, want, async () => {
+    const version = this.deps.onlyWriter ? String(this.changes.versionOf(pollId)) : undefined;
+    return this.answers.take(`${app.id}/${pollId}`, atVersionOrSince(version, began), async () => {
       const poll = await requirePoll(this.deps.db, app, pollId);
       return Buffer.from(JSON.stringify(standingsView(poll, await store.choicesOf(this.deps.db, [pollId]))));
     });
