@@ -32,11 +32,20 @@ export interface SharedAnswersOptions<V> {
   expiresAt?: (value: V) => number;
 }
 
+/**
+ * Makes an answer. `replaced` is the answer held for the same key before it (at another version,
+ * or too old for the caller), settled: a read may build on it (a growing block reads only what
+ * was added) when the read can tell from the value itself that it still holds.
+ */
+export type AnswerRead<V> = (replaced: V | undefined) => Promise<V>;
+
 interface Entry<V> {
   version: string;
   /** performance.now() when its read began. */
   startedAt: number;
   value: Promise<V>;
+  /** The value once the read succeeded. */
+  made?: V;
   bytes: number;
   settled: boolean;
   /** Date.now() past which the answer is not shared. */
@@ -67,7 +76,7 @@ export class SharedAnswers<V> {
   }
 
   /** The answer for `key` as fresh as `want` asks; `read` makes it when no held or running one will do. */
-  take(key: string, want: Freshness, read: () => Promise<V>): Promise<V> {
+  take(key: string, want: Freshness, read: AnswerRead<V>): Promise<V> {
     const held = this.entries.get(key);
     if (held !== undefined && held.version === want.version && held.expiresAt > Date.now()) {
       if (want.since === undefined || held.startedAt >= want.since) return this.hit(key, held);
@@ -107,10 +116,11 @@ export class SharedAnswers<V> {
     return held.value;
   }
 
-  private start(key: string, version: string, read: () => Promise<V>): Entry<V> {
+  private start(key: string, version: string, read: AnswerRead<V>): Entry<V> {
     this.misses.inc();
+    const replaced = this.entries.get(key)?.made;
     this.drop(key);
-    const entry: Entry<V> = { version, startedAt: performance.now(), value: read(), bytes: 0, settled: false, expiresAt: Number.POSITIVE_INFINITY };
+    const entry: Entry<V> = { version, startedAt: performance.now(), value: read(replaced), bytes: 0, settled: false, expiresAt: Number.POSITIVE_INFINITY };
     this.entries.set(key, entry);
     entry.value.then(
       (value) => this.settled(key, entry, value),
@@ -123,7 +133,7 @@ export class SharedAnswers<V> {
   }
 
   /** Starts `read` once `running` settles; callers share it meanwhile. */
-  private queued(key: string, running: Entry<V>, read: () => Promise<V>): Entry<V> {
+  private queued(key: string, running: Entry<V>, read: AnswerRead<V>): Entry<V> {
     const placeholder: Entry<V> = {
       version: running.version,
       startedAt: Number.POSITIVE_INFINITY,
@@ -142,6 +152,7 @@ export class SharedAnswers<V> {
   private settled(key: string, entry: Entry<V>, value: V): void {
     entry.settled = true;
     if (this.entries.get(key) !== entry) return;
+    entry.made = value;
     entry.bytes = this.options.sizeOf(value);
     entry.expiresAt = this.options.expiresAt?.(value) ?? Number.POSITIVE_INFINITY;
     this.bytes += entry.bytes;

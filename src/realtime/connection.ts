@@ -67,8 +67,8 @@ export function sendFrame(ws: Socket, frame: string, backpressure: Backpressure)
   wsMetrics.framesSentDirect.inc();
 }
 
-/** Frames made once for many (a replay slice), sent corked into one write; like sendFrame, a slow consumer is closed instead. */
-export function sendFrames(ws: Socket, frames: readonly Buffer[], backpressure: Backpressure): void {
+/** Frames sent corked into one write (a replay slice, the live items held during it); like sendFrame, a slow consumer is closed instead. */
+export function sendFrames(ws: Socket, frames: readonly (string | Buffer)[], backpressure: Backpressure): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
   if (ws.getBufferedAmount() > backpressure.limit) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');

@@ -17,8 +17,8 @@ export class EventStream {
   started = false;
   private unsent = 0;
   private readonly onEnd: (() => void)[] = [];
-  /** Text held while `batch` runs, written at its end. */
-  private batched: string[] | undefined;
+  /** What is written while `batch` runs, written at its end. */
+  private batched: (string | Buffer)[] | undefined;
 
   constructor(
     private readonly res: HttpResponse,
@@ -47,20 +47,19 @@ export class EventStream {
 
   /** `id:` (when given), `event:` and `data:` (the REST object) of one live message. */
   event(message: LiveMessage, id: string | undefined): void {
-    const head = id === undefined ? '' : `id:${id}\n`;
-    this.write(`${head}event:${message.type}\ndata:${jsonOnce(message.data)}\n\n`);
+    this.write(id !== undefined && id === message.cursor ? atOwnCursor(message) : eventText(message, id));
   }
 
-  /** What `send` writes goes out as one write. */
+  /** What `send` writes goes out corked, as one write to the socket. */
   batch(send: () => void): void {
     if (this.batched !== undefined) return send();
     this.batched = [];
     try {
       send();
     } finally {
-      const text = this.batched.join('');
+      const parts = this.batched;
       this.batched = undefined;
-      if (text !== '') this.write(text);
+      if (parts.length > 0) this.writeAll(parts);
     }
   }
 
@@ -106,21 +105,26 @@ export class EventStream {
     this.ended();
   }
 
-  private write(text: string): void {
+  private write(text: string | Buffer): void {
+    if (this.batched !== undefined) this.batched.push(text);
+    else this.writeAll([text]);
+  }
+
+  /**
+   * The parts as one write: while a socket holds unsent bytes, uWS tries to flush them and shifts
+   * what is left on every write, so many small writes to a reader that is behind cost far more than one.
+   */
+  private writeAll(parts: (string | Buffer)[]): void {
     if (this.closed) return;
-    if (this.batched !== undefined) {
-      this.batched.push(text);
-      return;
-    }
+    if (!this.started) parts.unshift(RECONNECT_AFTER);
+    const bytes = parts.length === 1 ? (parts[0] as string | Buffer) : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
     this.res.cork(() => {
       if (!this.started) {
         this.started = true;
         this.res.writeStatus('200 OK');
         for (const [name, value] of this.headers) this.res.writeHeader(name, value);
-        // The browser waits this long before it reconnects.
-        text = `retry:1000\n\n${text}`;
       }
-      if (!this.res.write(text)) this.unsent += text.length;
+      if (!this.res.write(bytes)) this.unsent += bytes.length;
     });
     if (this.unsent > this.maxUnsent) {
       this.res.close();
@@ -133,4 +137,27 @@ export class EventStream {
     this.closed = true;
     for (const listener of this.onEnd.splice(0)) listener();
   }
+}
+
+/** The stream's first line: the browser waits this long before it reconnects. */
+const RECONNECT_AFTER = 'retry:1000\n\n';
+
+function eventText(message: LiveMessage, id: string | undefined): string {
+  const head = id === undefined ? '' : `id:${id}\n`;
+  return `${head}event:${message.type}\ndata:${jsonOnce(message.data)}\n\n`;
+}
+
+/**
+ * A stream following one resumable topic is at each event's own cursor, so the event's text is
+ * the same for every such stream (live, and in a crowd's replay): made once per event.
+ */
+const ownCursorBytes = new WeakMap<LiveMessage, Buffer>();
+
+function atOwnCursor(message: LiveMessage): Buffer {
+  let bytes = ownCursorBytes.get(message);
+  if (bytes === undefined) {
+    bytes = Buffer.from(eventText(message, message.cursor));
+    ownCursorBytes.set(message, bytes);
+  }
+  return bytes;
 }

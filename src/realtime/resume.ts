@@ -32,6 +32,8 @@ export interface ResumeTarget {
   /** The cursor proved valid and near enough; called before the replayed items. */
   confirmed(): void;
   deliver(delivery: Delivery): void;
+  /** Live items that came during the replay, to go out together (one write). */
+  deliverAll(deliveries: Delivery[]): void;
   /** A slice of the replay, to go out together (one write); `frameOf` gives an item's WebSocket frame, made once for the subscribers it fits. */
   replayed(items: readonly LiveMessage[], frameOf: (item: LiveMessage, index: number) => Buffer): void;
   /** Bytes sent to the subscriber that it has not taken in yet. */
@@ -54,10 +56,14 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
   const sent = new Set<number>();
   let replayedUpTo = -Infinity;
   let live = false;
-  const forward = (d: Delivery) => {
-    if (d.seq !== undefined && (d.seq <= replayedUpTo || sent.has(d.seq))) return;
+  /** Not replayed nor delivered yet: marked as delivered. */
+  const fresh = (d: Delivery) => {
+    if (d.seq !== undefined && (d.seq <= replayedUpTo || sent.has(d.seq))) return false;
     if (d.seq !== undefined) sent.add(d.seq);
-    target.deliver(d);
+    return true;
+  };
+  const forward = (d: Delivery) => {
+    if (fresh(d)) target.deliver(d);
   };
   let timer: NodeJS.Timeout | undefined;
   const stopIntercepting = hub.intercept(app.id, topic.name, (d) => (live ? forward(d) : buffer.push(d)));
@@ -84,7 +90,8 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
       prev = slice.at(-1)?.seq;
     }
     live = true;
-    for (const d of buffer.splice(0)) forward(d);
+    const held = buffer.splice(0).filter(fresh);
+    if (held.length > 0) target.deliverAll(held);
     timer = setTimeout(() => {
       if (!target.active()) return;
       target.caughtUp();

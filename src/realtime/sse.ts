@@ -258,6 +258,7 @@ export class SseEndpoint {
         active: () => !o.stream.closed,
         confirmed: () => {},
         deliver: (d) => send(d.message),
+        deliverAll: (deliveries) => o.stream.batch(() => deliveries.forEach((d) => send(d.message))),
         unsent: () => o.stream.unsentBytes,
         replayed: (items) => o.stream.batch(() => items.forEach(send)),
         caughtUp: () => {

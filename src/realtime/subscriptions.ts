@@ -113,6 +113,12 @@ export class Subscriptions {
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
       confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
       deliver: (d) => this.send(ws, d.frame),
+      deliverAll: (deliveries) =>
+        sendFrames(
+          ws,
+          deliveries.map((d) => d.frame),
+          this.deps.backpressure,
+        ),
       unsent: () => (conn.closed ? 0 : ws.getBufferedAmount()),
       replayed: (items, frameOf) => sendFrames(ws, items.map(frameOf), this.deps.backpressure),
       caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),

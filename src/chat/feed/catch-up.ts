@@ -17,6 +17,9 @@ const ITEM_OVERHEAD = 256;
 interface Block {
   /** Events everyone may see, oldest first. */
   items: LiveMessage[];
+  /** The events revision and the last position it was read at. */
+  revision: number;
+  end: number;
 }
 
 export interface Head {
@@ -83,11 +86,18 @@ export class CatchUpBlocks {
     return this.heads.take(`${app.id}/${roomId}`, atVersionOrSince(this.deps.commits?.room(roomId), began), () => feedHead(this.deps.db, roomId));
   }
 
+  /**
+   * The block's items up to `end`. The newest block grows with every post while a crowd resumes:
+   * held at the same revision up to an earlier end, only the positions after it are read, and the
+   * items it had stay the same objects (their frames made once).
+   */
   private block(app: Application, roomId: string, index: number, end: number, revision: number): Promise<Block> {
-    return this.blocks.take(blockKey(app, roomId, index), { version: `${revision}/${end}` }, async () => {
-      const rows = await feedRange(this.deps.db, roomId, index * CATCH_UP_BLOCK, end);
+    return this.blocks.take(blockKey(app, roomId, index), { version: `${revision}/${end}` }, async (replaced) => {
+      const grows = replaced !== undefined && replaced.revision === revision && replaced.end < end;
+      const rows = await feedRange(this.deps.db, roomId, grows ? replaced.end : index * CATCH_UP_BLOCK, end);
       const views = await this.deps.views.views(app, rows);
-      return { items: rows.map((row, i) => ({ type: 'chat.event', data: views[i], seq: row.seq as number, cursor: updatesCursor(row.seq as number) })) };
+      const added = rows.map((row, i): LiveMessage => ({ type: 'chat.event', data: views[i], seq: row.seq as number, cursor: updatesCursor(row.seq as number) }));
+      return { items: grows ? [...replaced.items, ...added] : added, revision, end };
     });
   }
 }
