@@ -7,6 +7,7 @@
  *   npm run bench:reads                                  # embedded database
  *   DATABASE_URL=postgres://.../db npm run bench:reads   # a database of its own (db_reads) next to it
  *   DURATION=10 BENCH_CONNECTIONS=32 HISTORY=2000 ROOMS=200 DATA_DIR=... BENCH_ROOT=... ...
+ *   ACCEPT_ENCODING='gzip, deflate, br'   # what browsers and the SDKs' HTTP stacks send (the default); empty for none
  *
  * Rate limits are off: one token reads as the whole crowd would.
  */
@@ -21,6 +22,7 @@ const seconds = Number(process.env['DURATION'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const history = Number(process.env['HISTORY'] ?? 2000);
 const roomCount = Number(process.env['ROOMS'] ?? 200);
+const acceptEncoding = process.env['ACCEPT_ENCODING'] ?? 'gzip, deflate, br';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Measured {
@@ -75,11 +77,11 @@ const server = await spawnServer(
 );
 try {
   const app = await benchApp(server.url);
-  const headers = { 'x-api-token': app.token };
+  const headers: Record<string, string> = { 'x-api-token': app.token, ...(acceptEncoding === '' ? {} : { 'accept-encoding': acceptEncoding }) };
   const { room, customid, user, poll, conversation } = await fill(app);
   const head = (await app.call<{ cursor: string }>('GET', `chat/rooms/${room}/updates?limit=1`)).cursor;
   const behind = updatesCursor(Math.max(0, readUpdatesCursor(head) - 100));
-  out(`database: ${databaseUrl === undefined ? 'embedded (PGlite)' : 'postgres'}; ${connections} connections; ${seconds} s per run; rate limits off`);
+  out(`database: ${databaseUrl === undefined ? 'embedded (PGlite)' : 'postgres'}; ${connections} connections; ${seconds} s per run; rate limits off; accept-encoding: ${acceptEncoding || 'none'}`);
   out(`store: a room of ${history} events by 100 users, ${roomCount + 1} rooms`);
   const pid = server.process.pid as number;
   const measure = async (path: string): Promise<Measured> => {

@@ -35,6 +35,11 @@ export interface Reply {
   data: unknown;
   /** When set, `data` already serialized to JSON: sent as is (hot cached reads), whole or in pieces. */
   json?: string | JsonPieces;
+  /**
+   * When set, `data` is this JSON, an answer many requests share (SharedAnswers): sent as is, and
+   * gzipped once per answer for the clients that take it.
+   */
+  shared?: Buffer;
   message?: string;
   status?: number;
 }

@@ -19,6 +19,7 @@ import type { Method, Reply, RequestContext, RouteDef } from './route.js';
 import { Router } from './router.js';
 import { isMethod, methodNotAllowed, notAMethod } from './request-line.js';
 import { endAnswer } from './head.js';
+import { GZIP_FROM_BYTES, gzippedOnce, takesGzip } from './encoding.js';
 import { HEADERS_LIMIT, HEADERS_TOO_LARGE } from './header-limit.js';
 import { statusLine } from './status.js';
 import { mayHoldUnstorable } from './storable.js';
@@ -49,6 +50,8 @@ interface Incoming {
   manageToken: string;
   authorization: string;
   forwardedFor: string;
+  /** The client takes gzip. */
+  gzip: boolean;
   requestId: string;
   hasBody: boolean;
   /** The size of what the request line and the headers read here hold. */
@@ -145,7 +148,15 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       if (body?.kind === 'not-utf8') return respond(400, envelope(400, `Invalid body: ${NOT_UTF8}.`, null, { body: NOT_UTF8 }));
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
-        respond(status, replyBody(status, reply));
+        const shared = reply.shared;
+        if (shared === undefined || status === 204) return respond(status, replyBody(status, reply));
+        // Whether it is gzipped depends on the request's Accept-Encoding: caches on the way must know.
+        if (!incoming.gzip || shared.length < GZIP_FROM_BYTES) return respond(status, replyBody(status, reply), VARY_ENCODING);
+        respond(
+          status,
+          gzippedOnce(shared, status, reply.message ?? '', () => replyBody(status, reply)),
+          GZIPPED,
+        );
       }, fail);
     };
     if (!incoming.hasBody) return run(undefined);
@@ -172,6 +183,7 @@ function readIncoming(req: HttpRequest): Incoming {
     authorization,
     requestId: givenId || `${requestPrefix}-${(++requestCounter).toString(36)}`,
     forwardedFor: req.getHeader('x-forwarded-for'),
+    gzip: takesGzip(req.getHeader('accept-encoding')),
     hasBody: (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '',
     headerBytes: url.length + query.length + apiToken.length + manageToken.length + authorization.length + givenId.length,
   };
@@ -228,9 +240,13 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, rawP
 
 const presentsCredentials = (incoming: Incoming) => incoming.apiToken !== '' || incoming.manageToken !== '' || incoming.authorization !== '';
 
+const VARY_ENCODING: [string, string][] = [['vary', 'accept-encoding']];
+const GZIPPED: [string, string][] = [['content-encoding', 'gzip'], ...VARY_ENCODING];
+
 function replyBody(status: number, reply: Reply): string | Buffer {
   if (status === 204) return '';
   const message = reply.message ?? '';
+  if (reply.shared !== undefined) return envelopeAroundPieces(status, message, [reply.shared]);
   if (reply.json === undefined) return envelope(status, message, reply.data);
   return typeof reply.json === 'string' ? envelopeAroundJson(status, message, reply.json) : envelopeAroundPieces(status, message, reply.json);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { takesGzip } from './encoding.js';
 import { endAnswer } from './head.js';
 
 /** A built file served from memory: read once at start, gzipped once, revalidated by its ETag. */
@@ -25,7 +26,7 @@ export function staticAsset(body: Buffer, type: string, cacheControl: string, he
 /** 200 with the body (gzipped when the client takes it; none to HEAD), or 304 when the client's copy has the same ETag. */
 export function serveAsset(res: HttpResponse, req: HttpRequest, asset: StaticAsset, head: boolean): void {
   const notModified = req.getHeader('if-none-match') === asset.etag;
-  const gzip = asset.gzip !== undefined && /\bgzip\b/.test(req.getHeader('accept-encoding'));
+  const gzip = asset.gzip !== undefined && takesGzip(req.getHeader('accept-encoding'));
   res.cork(() => {
     res.writeStatus(notModified ? '304 Not Modified' : '200 OK');
     for (const [header, value] of asset.headers) res.writeHeader(header, value);

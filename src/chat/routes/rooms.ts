@@ -37,7 +37,7 @@ export function roomRoutes({ rooms, roomService, roomReads, limits }: RoomRoutes
         const q = ctx.query;
         // A filtered list is a search (docs/limits.md, Searches); the plain lobby page is not.
         if (q.filterbyname !== '' || q.filterbyid !== '' || q.filterbycustomid !== '') await limits.write('searches', ctx);
-        return { data: null, json: [await roomReads.list(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit, began)] };
+        return { data: null, shared: await roomReads.list(ctx.app, { name: q.filterbyname, id: q.filterbyid, customId: q.filterbycustomid }, q.cursor, q.limit, began) };
       },
     }),
     route({
@@ -47,19 +47,19 @@ export function roomRoutes({ rooms, roomService, roomReads, limits }: RoomRoutes
       handler: async (ctx) => {
         const began = performance.now();
         const { roomid, customid, entity } = ctx.query;
-        return { data: null, json: [await roomReads.batchDetails(ctx.app, roomid, customid, entity, began)] };
+        return { data: null, shared: await roomReads.batchDetails(ctx.app, roomid, customid, entity, began) };
       },
     }),
     route({
       method: 'GET',
       path: 'chat/rooms/:roomid',
       // With who is bounced, shadow banned, ... in it: the SDKs read bouncedusers and shadowbannedusers here.
-      handler: async (ctx) => ({ data: null, json: [await roomReads.byId(ctx.app, param(ctx.params, 'roomid'), performance.now())] }),
+      handler: async (ctx) => ({ data: null, shared: await roomReads.byId(ctx.app, param(ctx.params, 'roomid'), performance.now()) }),
     }),
     route({
       method: 'GET',
       path: 'chat/roomsbycustomid/:customid',
-      handler: async (ctx) => ({ data: null, json: [await roomReads.byCustomId(ctx.app, param(ctx.params, 'customid'), performance.now())] }),
+      handler: async (ctx) => ({ data: null, shared: await roomReads.byCustomId(ctx.app, param(ctx.params, 'customid'), performance.now()) }),
     }),
     route({
       method: 'POST',

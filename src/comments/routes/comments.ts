@@ -36,7 +36,10 @@ export function commentRoutes({ reader, posting, changes, feedback }: CommentSer
       method: 'GET',
       path: 'comment/conversations/:conversationid/comments',
       query: ListComments,
-      handler: async (ctx): Promise<Reply> => ({ data: null, json: await reader.listJson(ctx.app, conversationId(ctx), ctx.query) }),
+      handler: async (ctx): Promise<Reply> => {
+        const page = await reader.listJson(ctx.app, conversationId(ctx), ctx.query);
+        return page.shared ? { data: null, shared: page.json } : { data: null, json: [page.json] };
+      },
     }),
     route({
       method: 'GET',

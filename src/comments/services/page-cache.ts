@@ -9,7 +9,7 @@ const REMEMBERED = 100_000;
 
 /** A first page as sent, and until when it holds. */
 export interface CommentPage {
-  json: string;
+  json: Buffer;
   /** Date.now() past which the page must be read again (a rendered user's ban or mute runs out), or Infinity. */
   expires: number;
 }
@@ -45,7 +45,7 @@ export class PageCache {
    * it is answered; on several, another node's announcement may still be on its way when its
    * writer answers, so a page is shared only with requests that began before its read started.
    */
-  async take(appId: string, conversationId: string, page: string, began: number, read: () => Promise<CommentPage>): Promise<string> {
+  async take(appId: string, conversationId: string, page: string, began: number, read: () => Promise<CommentPage>): Promise<Buffer> {
     // Without the bus, other nodes' changes would not reach this node: share nothing then.
     if (!this.bus.isConnected()) return (await read()).json;
     const k = key(appId, conversationId);

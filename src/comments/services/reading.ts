@@ -70,13 +70,13 @@ export class Reader {
 
   /**
    * Top-level comments (with every nested reply when includechildren), as the JSON of the
-   * list payload: first pages are shared by the crowd that reads them (PageCache).
+   * list payload: first pages are shared by the crowd that reads them (PageCache), `shared` then.
    */
-  async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<string> {
+  async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<{ json: Buffer; shared: boolean }> {
     const began = performance.now();
-    if (q.cursor !== '') return (await this.listPage(app, conversationId, q)).json;
+    if (q.cursor !== '') return { json: (await this.listPage(app, conversationId, q)).json, shared: false };
     const page = `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}`;
-    return this.deps.cache.take(app.id, conversationId, page, began, () => this.listPage(app, conversationId, q));
+    return { json: await this.deps.cache.take(app.id, conversationId, page, began, () => this.listPage(app, conversationId, q)), shared: true };
   }
 
   private async listPage(app: Application, conversationId: string, q: ListCommentsQuery): Promise<CommentPage> {
@@ -94,7 +94,7 @@ export class Reader {
         )
       : items;
     const { views, expires } = await this.renderTimed(app, () => conversation.conversationId, all);
-    return { json: JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) })), expires };
+    return { json: Buffer.from(JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }))), expires };
   }
 
   /** Direct replies of one comment. */

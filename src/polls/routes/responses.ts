@@ -36,7 +36,7 @@ export function responseRoutes(standings: PollStandings, responses: ResponseServ
     route({
       method: 'GET',
       path: 'poll/poll/:pollid/standings',
-      handler: async (ctx) => ({ data: null, json: [await standings.answer(ctx.app, param(ctx.params, 'pollid'), performance.now())] }),
+      handler: async (ctx) => ({ data: null, shared: await standings.answer(ctx.app, param(ctx.params, 'pollid'), performance.now()) }),
     }),
     route({
       method: 'GET',

@@ -1,0 +1,78 @@
+import { request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseUrl, newApp, type TestApp } from '../helpers/api.js';
+import { newConversation, postComment } from '../comments/helpers.js';
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** A GET with exactly these headers (fetch would add and undo its own Accept-Encoding). */
+function rawGet(app: TestApp, path: string, headers: Record<string, string> = {}): Promise<Raw> {
+  const url = new URL(baseUrl());
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: `/api/v3/${app.appid}/${path}`, headers: { 'x-api-token': app.token, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const json = (raw: Raw) => JSON.parse((raw.headers['content-encoding'] === 'gzip' ? gunzipSync(raw.body) : raw.body).toString('utf8'));
+const varies = (raw: Raw) => String(raw.headers['vary'] ?? '').toLowerCase();
+
+/** Answers a crowd shares (a conversation's first page, the rooms list) go gzipped to clients that take it, as the SDKs' HTTP stacks do. */
+describe('compressed answers', () => {
+  let app: TestApp;
+  let conversation: string;
+  beforeAll(async () => {
+    app = await newApp();
+    conversation = (await newConversation(app.api)).conversationid;
+    for (let i = 0; i < 20; i++) await postComment(app.api, conversation, { userid: `fan${i % 4}`, displayname: `Fan ${i % 4}`, body: `what a match, part ${i}` });
+    for (let i = 0; i < 8; i++) expect((await app.api.post('chat/rooms', { name: `room ${i}`, description: 'a room for the match, with a long enough description' })).status).toBe(200);
+  });
+
+  it('a first comment page and a rooms list page: gzipped when asked, the same JSON as the plain answer', async () => {
+    for (const path of [`comment/conversations/${conversation}/comments`, 'chat/rooms?limit=50']) {
+      const plain = await rawGet(app, path);
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.length).toBeGreaterThan(1400);
+      const packed = await rawGet(app, path, { 'accept-encoding': 'gzip, deflate, br' });
+      expect(packed.status).toBe(200);
+      expect(packed.headers['content-encoding']).toBe('gzip');
+      expect(packed.body.length).toBeLessThan(plain.body.length / 3);
+      expect(json(packed)).toEqual(json(plain));
+      // A cache between the client and the server must keep the two apart.
+      expect(varies(packed)).toContain('accept-encoding');
+      expect(varies(plain)).toContain('accept-encoding');
+    }
+  });
+
+  it('a change is in the next gzipped page', async () => {
+    const path = `comment/conversations/${conversation}/comments?sort=newest`;
+    const before = json(await rawGet(app, path, { 'accept-encoding': 'gzip' }));
+    const added = await postComment(app.api, conversation, { userid: 'late', displayname: 'Late', body: 'just in' });
+    const after = json(await rawGet(app, path, { 'accept-encoding': 'gzip' }));
+    expect(before.data.comments.map((c: { id: string }) => c.id)).not.toContain(added.id);
+    expect(after.data.comments[0].id).toBe(added.id);
+  });
+
+  it('plain when gzip is refused (q=0) or not offered, and for small answers', async () => {
+    const path = 'chat/rooms?limit=50';
+    for (const refused of ['gzip;q=0', 'identity', 'br', 'x-gzip-not']) {
+      const raw = await rawGet(app, path, { 'accept-encoding': refused });
+      expect(raw.headers['content-encoding'], refused).toBeUndefined();
+      expect(json(raw).data.rooms.length).toBe(8);
+    }
+    const small = await rawGet(app, 'chat/rooms?limit=1', { 'accept-encoding': 'gzip' });
+    expect(small.body.length).toBeLessThan(1400);
+    expect(small.headers['content-encoding']).toBeUndefined();
+  });
+});
