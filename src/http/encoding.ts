@@ -10,8 +10,8 @@ export function takesGzip(acceptEncoding: string): boolean {
 }
 
 interface Packed {
-  status: number;
-  message: string;
+  /** What surrounds the shared piece in the answer (status, message, the text around it). */
+  around: string;
   gzip: Buffer;
 }
 
@@ -19,14 +19,15 @@ interface Packed {
 const packedAnswers = new WeakMap<Buffer, Packed>();
 
 /**
- * The gzipped answer around a piece many clients are sent (a shared answer), compressed once per
- * piece however many clients take it: a crowd reading a 100 KB page costs one compression per
- * change, and each client a tenth of the bytes.
+ * The gzipped answer made of a piece many clients are sent (a shared answer) and what surrounds it
+ * (`around`: the same for every request that shares the piece), compressed once however many
+ * clients take it: a crowd reading a 100 KB page costs one compression per change, and each
+ * client a fraction of the bytes.
  */
-export function gzippedOnce(piece: Buffer, status: number, message: string, body: () => string | Buffer): Buffer {
+export function gzippedOnce(piece: Buffer, around: string, body: () => string | Buffer): Buffer {
   const held = packedAnswers.get(piece);
-  if (held !== undefined && held.status === status && held.message === message) return held.gzip;
+  if (held !== undefined && held.around === around) return held.gzip;
   const gzip = gzipSync(body());
-  packedAnswers.set(piece, { status, message, gzip });
+  packedAnswers.set(piece, { around, gzip });
   return gzip;
 }

@@ -31,6 +31,13 @@ export interface RequestContext<Body = unknown, Query = unknown> {
   actor: Actor | null;
 }
 
+/** A shared answer's bytes between text that is the same for every request it is sent to (made from the same read). */
+export interface SharedJson {
+  before: string;
+  json: Buffer;
+  after: string;
+}
+
 export interface Reply {
   data: unknown;
   /** When set, `data` already serialized to JSON: sent as is (hot cached reads), whole or in pieces. */
@@ -39,7 +46,7 @@ export interface Reply {
    * When set, `data` is this JSON, an answer many requests share (SharedAnswers): sent as is, and
    * gzipped once per answer for the clients that take it.
    */
-  shared?: Buffer;
+  shared?: Buffer | SharedJson;
   message?: string;
   status?: number;
 }

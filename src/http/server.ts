@@ -15,7 +15,7 @@ import { envelope, envelopeAroundJson, envelopeAroundPieces } from './envelope.j
 import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
-import type { Method, Reply, RequestContext, RouteDef } from './route.js';
+import type { Method, Reply, RequestContext, RouteDef, SharedJson } from './route.js';
 import { Router } from './router.js';
 import { isMethod, methodNotAllowed, notAMethod } from './request-line.js';
 import { endAnswer } from './head.js';
@@ -148,13 +148,13 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       if (body?.kind === 'not-utf8') return respond(400, envelope(400, `Invalid body: ${NOT_UTF8}.`, null, { body: NOT_UTF8 }));
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
-        const shared = reply.shared;
+        const shared = sharedJson(reply);
         if (shared === undefined || status === 204) return respond(status, replyBody(status, reply));
-        // Whether it is gzipped depends on the request's Accept-Encoding: caches on the way must know.
-        if (!incoming.gzip || shared.length < GZIP_FROM_BYTES) return respond(status, replyBody(status, reply), VARY_ENCODING);
+        if (!incoming.gzip || shared.json.length < GZIP_FROM_BYTES) return respond(status, replyBody(status, reply));
+        const around = `${status}\u0000${reply.message ?? ''}\u0000${shared.before}\u0000${shared.after}`;
         respond(
           status,
-          gzippedOnce(shared, status, reply.message ?? '', () => replyBody(status, reply)),
+          gzippedOnce(shared.json, around, () => replyBody(status, reply)),
           GZIPPED,
         );
       }, fail);
@@ -240,13 +240,18 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, rawP
 
 const presentsCredentials = (incoming: Incoming) => incoming.apiToken !== '' || incoming.manageToken !== '' || incoming.authorization !== '';
 
-const VARY_ENCODING: [string, string][] = [['vary', 'accept-encoding']];
-const GZIPPED: [string, string][] = [['content-encoding', 'gzip'], ...VARY_ENCODING];
+const GZIPPED: [string, string][] = [['content-encoding', 'gzip']];
+
+function sharedJson(reply: Reply): SharedJson | undefined {
+  const shared = reply.shared;
+  return shared === undefined || !Buffer.isBuffer(shared) ? shared : { before: '', json: shared, after: '' };
+}
 
 function replyBody(status: number, reply: Reply): string | Buffer {
   if (status === 204) return '';
   const message = reply.message ?? '';
-  if (reply.shared !== undefined) return envelopeAroundPieces(status, message, [reply.shared]);
+  const shared = sharedJson(reply);
+  if (shared !== undefined) return envelopeAroundPieces(status, message, [shared.before, shared.json, shared.after]);
   if (reply.json === undefined) return envelope(status, message, reply.data);
   return typeof reply.json === 'string' ? envelopeAroundJson(status, message, reply.json) : envelopeAroundPieces(status, message, reply.json);
 }
@@ -280,7 +285,8 @@ function send(
     res.writeStatus(statusLine(status));
     res.writeHeader('content-type', 'application/json; charset=utf-8');
     if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
-    if (allowOrigin !== '*') res.writeHeader('vary', 'origin');
+    // Shared answers go gzipped to clients that take it: a cache on the way keeps the encodings apart.
+    res.writeHeader('vary', allowOrigin === '*' ? 'accept-encoding' : 'origin, accept-encoding');
     res.writeHeader('x-request-id', requestId);
     res.writeHeader('access-control-expose-headers', EXPOSED_HEADERS);
     if (extra !== undefined) for (const [name, value] of extra) res.writeHeader(name, value);

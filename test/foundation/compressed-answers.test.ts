@@ -31,15 +31,20 @@ const varies = (raw: Raw) => String(raw.headers['vary'] ?? '').toLowerCase();
 describe('compressed answers', () => {
   let app: TestApp;
   let conversation: string;
+  let room: string;
+  let joinedAt: string;
   beforeAll(async () => {
     app = await newApp();
     conversation = (await newConversation(app.api)).conversationid;
     for (let i = 0; i < 20; i++) await postComment(app.api, conversation, { userid: `fan${i % 4}`, displayname: `Fan ${i % 4}`, body: `what a match, part ${i}` });
-    for (let i = 0; i < 8; i++) expect((await app.api.post('chat/rooms', { name: `room ${i}`, description: 'a room for the match, with a long enough description' })).status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await app.api.post('chat/rooms', { name: `room ${i}`, description: 'a room for the match, with a long enough description' })).status).toBe(200);
+    room = (await app.api.post('chat/rooms', { name: 'stadium', enableenterandexit: false })).body.data.id;
+    joinedAt = (await app.api.post(`chat/rooms/${room}/join`, { userid: 'fan0', displayname: 'Fan 0' })).body.data.eventscursor.cursor;
+    for (let i = 0; i < 10; i++) expect((await app.api.post(`chat/rooms/${room}/command`, { userid: 'fan0', command: `goal ${i}!` })).status).toBe(200);
   });
 
-  it('a first comment page and a rooms list page: gzipped when asked, the same JSON as the plain answer', async () => {
-    for (const path of [`comment/conversations/${conversation}/comments`, 'chat/rooms?limit=50']) {
+  it("a first comment page, a rooms list page and a room's updates: gzipped when asked, the same JSON as the plain answer", async () => {
+    for (const path of [`comment/conversations/${conversation}/comments`, 'chat/rooms?limit=50', `chat/rooms/${room}/updates`, `chat/rooms/${room}/updates?cursor=${joinedAt}`]) {
       const plain = await rawGet(app, path);
       expect(plain.status).toBe(200);
       expect(plain.headers['content-encoding']).toBeUndefined();
@@ -62,6 +67,13 @@ describe('compressed answers', () => {
     const after = json(await rawGet(app, path, { 'accept-encoding': 'gzip' }));
     expect(before.data.comments.map((c: { id: string }) => c.id)).not.toContain(added.id);
     expect(after.data.comments[0].id).toBe(added.id);
+    const updates = `chat/rooms/${room}/updates?cursor=${joinedAt}`;
+    const earlier = json(await rawGet(app, updates, { 'accept-encoding': 'gzip' }));
+    expect((await app.api.post(`chat/rooms/${room}/command`, { userid: 'fan0', command: 'late goal' })).status).toBe(200);
+    const later = json(await rawGet(app, updates, { 'accept-encoding': 'gzip' }));
+    expect(later.data.events).toHaveLength(earlier.data.events.length + 1);
+    expect(later.data.events.at(-1).body).toBe('late goal');
+    expect(later.data.cursor).not.toBe(earlier.data.cursor);
   });
 
   it('plain when gzip is refused (q=0) or not offered, and for small answers', async () => {

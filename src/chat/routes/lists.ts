@@ -29,7 +29,7 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
         if (ctx.query.cursor === '') {
           const latest = await feeds.latest(ctx.app, room.room, ctx.query.limit, viewer, began);
           // The page a crowd shares, around the room's cached JSON.
-          if (latest.tail !== undefined) return { data: null, json: ['{"kind":"list.chatevents","room":', room.json, latest.tail] };
+          if (latest.tail !== undefined) return { data: null, shared: { before: `{"kind":"list.chatevents","room":${room.json}`, json: latest.tail, after: '' } };
           return ok(eventsPage(room.view, latest.events, latest.cursor, latest.more));
         }
         const read = await feeds.after(ctx.app, room.room, ctx.query.cursor, ctx.query.limit, viewer);
@@ -43,7 +43,8 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
             : read.entries.map((e, i) => (seen[i] === e.view ? entryJson(e) : JSON.stringify(seen[i]))).join(',');
         const positions = ctx.query.positions ? `,"positions":[${read.entries.map((e) => `{"seq":${e.seq},"cursor":${JSON.stringify(e.cursor)}}`).join(',')}]` : '';
         const head = `{"kind":"list.chatevents","room":${room.json},"cursor":${JSON.stringify(read.cursor)},"more":${read.more},"itemcount":${read.entries.length},"events":[`;
-        return { data: null, json: typeof events === 'string' ? `${head}${events}]${positions}}` : [head, events, `]${positions}}`] };
+        const after = `]${positions}}`;
+        return typeof events === 'string' ? { data: null, json: `${head}${events}${after}` } : { data: null, shared: { before: head, json: events, after } };
       },
     }),
     route({
