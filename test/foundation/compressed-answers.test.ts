@@ -27,7 +27,7 @@ function rawGet(app: TestApp, path: string, headers: Record<string, string> = {}
 const json = (raw: Raw) => JSON.parse((raw.headers['content-encoding'] === 'gzip' ? gunzipSync(raw.body) : raw.body).toString('utf8'));
 const varies = (raw: Raw) => String(raw.headers['vary'] ?? '').toLowerCase();
 
-/** Answers a crowd shares (a conversation's first page, the rooms list) go gzipped to clients that take it, as the SDKs' HTTP stacks do. */
+/** Answers a crowd shares (a conversation's first page, the rooms list, a room's updates) go gzipped to clients that take it, as the SDKs' HTTP stacks do. */
 describe('compressed answers', () => {
   let app: TestApp;
   let conversation: string;
