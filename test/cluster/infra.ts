@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import pg from 'pg';
+import { dropDatabase, freshDatabase as databaseNextTo } from '../helpers/fresh-database.js';
 import { freePort } from '../helpers/spawn.js';
 
 /** A redis-server of the test's own on a free port; stop() kills it hard, start() brings it back on the same port. */
@@ -126,24 +126,10 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** A fresh database on the server of DATABASE_URL, dropped by drop(). */
+/** A database of its own on the server `adminUrl` names (one per suite, as fresh-database.ts makes them), dropped by drop(). */
 export async function freshDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `engage_cluster_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
+  const url = (await databaseNextTo(adminUrl, `cluster_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`)) as string;
+  return { url, drop: () => dropDatabase(url) };
 }
 
 /** Polls `check` until it returns true or the time is up. */
