@@ -1,20 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { baseUrl } from '../helpers/api.js';
-
-/** A raw GET, so the path reaches the server exactly as written (fetch would normalise `..`). */
-function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  const url = new URL(baseUrl());
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { rawGet } from '../helpers/raw-get.js';
 
 describe('the console at /console', () => {
   it('redirects /console to /console/ and serves the page with a strict content security policy', async () => {

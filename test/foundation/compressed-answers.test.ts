@@ -1,31 +1,14 @@
-import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, newApp, type TestApp } from '../helpers/api.js';
+import { newApp, type TestApp } from '../helpers/api.js';
+import { rawGet, type RawAnswer } from '../helpers/raw-get.js';
 import { newConversation, postComment } from '../comments/helpers.js';
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
+/** A GET of the app's API with exactly these headers besides the token. */
+const apiGet = (app: TestApp, path: string, headers: Record<string, string> = {}) => rawGet(`/api/v3/${app.appid}/${path}`, { 'x-api-token': app.token, ...headers });
 
-/** A GET with exactly these headers (fetch would add and undo its own Accept-Encoding). */
-function rawGet(app: TestApp, path: string, headers: Record<string, string> = {}): Promise<Raw> {
-  const url = new URL(baseUrl());
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: `/api/v3/${app.appid}/${path}`, headers: { 'x-api-token': app.token, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-const json = (raw: Raw) => JSON.parse((raw.headers['content-encoding'] === 'gzip' ? gunzipSync(raw.body) : raw.body).toString('utf8'));
-const varies = (raw: Raw) => String(raw.headers['vary'] ?? '').toLowerCase();
+const json = (raw: RawAnswer) => JSON.parse((raw.headers['content-encoding'] === 'gzip' ? gunzipSync(raw.body) : raw.body).toString('utf8'));
+const varies = (raw: RawAnswer) => String(raw.headers['vary'] ?? '').toLowerCase();
 
 /** Answers a crowd shares (a conversation's first page, the rooms list, a room's updates) go gzipped to clients that take it, as the SDKs' HTTP stacks do. */
 describe('compressed answers', () => {
@@ -45,11 +28,11 @@ describe('compressed answers', () => {
 
   it("a first comment page, a rooms list page and a room's updates: gzipped when asked, the same JSON as the plain answer", async () => {
     for (const path of [`comment/conversations/${conversation}/comments`, 'chat/rooms?limit=50', `chat/rooms/${room}/updates`, `chat/rooms/${room}/updates?cursor=${joinedAt}`]) {
-      const plain = await rawGet(app, path);
+      const plain = await apiGet(app, path);
       expect(plain.status).toBe(200);
       expect(plain.headers['content-encoding']).toBeUndefined();
       expect(plain.body.length).toBeGreaterThan(1400);
-      const packed = await rawGet(app, path, { 'accept-encoding': 'gzip, deflate, br' });
+      const packed = await apiGet(app, path, { 'accept-encoding': 'gzip, deflate, br' });
       expect(packed.status).toBe(200);
       expect(packed.headers['content-encoding']).toBe('gzip');
       expect(packed.body.length).toBeLessThan(plain.body.length / 3);
@@ -62,15 +45,15 @@ describe('compressed answers', () => {
 
   it('a change is in the next gzipped page', async () => {
     const path = `comment/conversations/${conversation}/comments?sort=newest`;
-    const before = json(await rawGet(app, path, { 'accept-encoding': 'gzip' }));
+    const before = json(await apiGet(app, path, { 'accept-encoding': 'gzip' }));
     const added = await postComment(app.api, conversation, { userid: 'late', displayname: 'Late', body: 'just in' });
-    const after = json(await rawGet(app, path, { 'accept-encoding': 'gzip' }));
+    const after = json(await apiGet(app, path, { 'accept-encoding': 'gzip' }));
     expect(before.data.comments.map((c: { id: string }) => c.id)).not.toContain(added.id);
     expect(after.data.comments[0].id).toBe(added.id);
     const updates = `chat/rooms/${room}/updates?cursor=${joinedAt}`;
-    const earlier = json(await rawGet(app, updates, { 'accept-encoding': 'gzip' }));
+    const earlier = json(await apiGet(app, updates, { 'accept-encoding': 'gzip' }));
     expect((await app.api.post(`chat/rooms/${room}/command`, { userid: 'fan0', command: 'late goal' })).status).toBe(200);
-    const later = json(await rawGet(app, updates, { 'accept-encoding': 'gzip' }));
+    const later = json(await apiGet(app, updates, { 'accept-encoding': 'gzip' }));
     expect(later.data.events).toHaveLength(earlier.data.events.length + 1);
     expect(later.data.events.at(-1).body).toBe('late goal');
     expect(later.data.cursor).not.toBe(earlier.data.cursor);
@@ -79,11 +62,11 @@ describe('compressed answers', () => {
   it('plain when gzip is refused (q=0) or not offered, and for small answers', async () => {
     const path = 'chat/rooms?limit=50';
     for (const refused of ['gzip;q=0', 'identity', 'br', 'x-gzip-not']) {
-      const raw = await rawGet(app, path, { 'accept-encoding': refused });
+      const raw = await apiGet(app, path, { 'accept-encoding': refused });
       expect(raw.headers['content-encoding'], refused).toBeUndefined();
       expect(json(raw).data.rooms.length).toBe(8);
     }
-    const small = await rawGet(app, 'chat/rooms?limit=1', { 'accept-encoding': 'gzip' });
+    const small = await apiGet(app, 'chat/rooms?limit=1', { 'accept-encoding': 'gzip' });
     expect(small.body.length).toBeLessThan(1400);
     expect(small.headers['content-encoding']).toBeUndefined();
   });

@@ -44,13 +44,14 @@ export class PageCache {
    * the one shared at its version, else made by `read`. On one node every change is heard before
    * it is answered; on several, another node's announcement may still be on its way when its
    * writer answers, so a page is shared only with requests that began before its read started.
+   * `shared`: the page is the one other requests get too (not while the bus is down).
    */
-  async take(appId: string, conversationId: string, page: string, began: number, read: () => Promise<CommentPage>): Promise<Buffer> {
+  async take(appId: string, conversationId: string, page: string, began: number, read: () => Promise<CommentPage>): Promise<{ json: Buffer; shared: boolean }> {
     // Without the bus, other nodes' changes would not reach this node: share nothing then.
-    if (!this.bus.isConnected()) return (await read()).json;
+    if (!this.bus.isConnected()) return { json: (await read()).json, shared: false };
     const k = key(appId, conversationId);
     const version = `${this.changes.versionOf(appId)}/${this.changes.versionOf(k)}`;
-    return (await this.pages.take(`${k}\u0000${page}`, this.bus.kind === 'memory' ? { version } : { version, since: began }, read)).json;
+    return { json: (await this.pages.take(`${k}\u0000${page}`, this.bus.kind === 'memory' ? { version } : { version, since: began }, read)).json, shared: true };
   }
 
   /** After a change to these conversations committed: every node's pages of them are out of date (this one's at once, as the bus delivers locally at once). */

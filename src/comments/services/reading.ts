@@ -70,13 +70,13 @@ export class Reader {
 
   /**
    * Top-level comments (with every nested reply when includechildren), as the JSON of the
-   * list payload: first pages are shared by the crowd that reads them (PageCache), `shared` then.
+   * list payload: first pages are shared by the crowd that reads them (PageCache), `shared` when they are.
    */
   async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<{ json: Buffer; shared: boolean }> {
     const began = performance.now();
     if (q.cursor !== '') return { json: (await this.listPage(app, conversationId, q)).json, shared: false };
     const page = `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}`;
-    return { json: await this.deps.cache.take(app.id, conversationId, page, began, () => this.listPage(app, conversationId, q)), shared: true };
+    return this.deps.cache.take(app.id, conversationId, page, began, () => this.listPage(app, conversationId, q));
   }
 
   private async listPage(app: Application, conversationId: string, q: ListCommentsQuery): Promise<CommentPage> {
