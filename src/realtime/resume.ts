@@ -10,8 +10,9 @@ const REPLAY_PAGE = 500;
 const MAX_REPLAY_PAGES = 10;
 export const MAX_REPLAY = REPLAY_PAGE * MAX_REPLAY_PAGES;
 /**
- * After a replay the subscriber keeps filtering by seq for this long before it takes the topic's
- * deliveries unfiltered: an event committed before the replay query may still be on its way from another node.
+ * After a replay the subscriber keeps filtering by seq until a live item past the replay comes, at
+ * most this long, before it takes the topic's deliveries unfiltered: an event committed before the
+ * replay query may still be on its way from another node.
  */
 const RESUME_GRACE_MS = 2_000;
 
@@ -46,8 +47,8 @@ export interface ResumeTarget {
 
 /**
  * Listens to the live topic first and buffers, replays the feed after the cursor, delivers the
- * buffered items the replay did not hold, then forwards live items filtered by seq until the
- * grace period ends. No gap, no repeat. Refused (before anything is delivered) when the cursor is
+ * buffered items the replay did not hold, then forwards live items filtered by seq until one past
+ * the replay goes out or the grace period ends. No gap, no repeat. Refused (before anything is delivered) when the cursor is
  * invalid or more than MAX_REPLAY events behind. However it ends before the hand-over, its
  * listener is let go.
  */
@@ -62,10 +63,29 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     if (d.seq !== undefined) sent.add(d.seq);
     return true;
   };
-  const forward = (d: Delivery) => {
-    if (fresh(d)) target.deliver(d);
-  };
   let timer: NodeJS.Timeout | undefined;
+  let handingOver = false;
+  const handOver = () => {
+    if (!target.active()) return;
+    target.caughtUp();
+    stop();
+  };
+  /**
+   * A topic's live items reach this node's subscribers in seq order (TopicContinuity), so once one
+   * past the replay went out, none to come can repeat what was sent: the filter is done. Handed
+   * over after the delivery at hand (a subscriber's new listener must not be given it again).
+   */
+  const handOverAfter = (d: Delivery) => {
+    if (handingOver || d.seq === undefined || d.seq <= replayedUpTo) return;
+    handingOver = true;
+    clearTimeout(timer);
+    queueMicrotask(handOver);
+  };
+  const forward = (d: Delivery) => {
+    if (!fresh(d)) return;
+    target.deliver(d);
+    handOverAfter(d);
+  };
   const stopIntercepting = hub.intercept(app.id, topic.name, (d) => (live ? forward(d) : buffer.push(d)));
   const began = performance.now();
   const stop = () => {
@@ -74,10 +94,12 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     target.stopWith(undefined);
   };
   target.stopWith(stop);
-  let handedOver = false;
+  let resumed = false;
   try {
     const { items, from } = await missed(app, topic, replay, cursor, began);
     if (!target.active()) return;
+    // The subscriber holds everything up to its cursor: what comes live up to there repeats it.
+    if (from !== undefined) replayedUpTo = from;
     target.confirmed();
     // Each frame names the seq of the one before it in this subscriber's stream (its cursor's for the first).
     let prev = from;
@@ -92,14 +114,12 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     live = true;
     const held = buffer.splice(0).filter(fresh);
     if (held.length > 0) target.deliverAll(held);
-    timer = setTimeout(() => {
-      if (!target.active()) return;
-      target.caughtUp();
-      stop();
-    }, RESUME_GRACE_MS);
-    handedOver = true;
+    timer = setTimeout(handOver, RESUME_GRACE_MS);
+    const last = held.at(-1);
+    if (last !== undefined) handOverAfter(last);
+    resumed = true;
   } finally {
-    if (!handedOver) stop();
+    if (!resumed) stop();
   }
 }
 
