@@ -54,7 +54,14 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pooler: config.databasePooler, poolSize: config.databasePoolSize, dataDir: config.dataDir, log });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pooler: config.databasePooler,
+    poolSize: config.databasePoolSize,
+    dataDir: config.dataDir,
+    log,
+    singleNode: config.redis === undefined,
+  });
   const bus = await openBus(config, log);
   const apps = new AppDirectory(database.db, bus);
   const topics = new TopicRegistry();

@@ -9,7 +9,8 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
-import { CommitVersions, watchCommits } from './commit-versions.js';
+import { hearCommits } from './commit-notices.js';
+import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { keepVacuumed } from './embedded-vacuum.js';
@@ -32,7 +33,7 @@ export interface Database {
   pool?: pg.Pool;
   /** What sits in front of Postgres, as set or as found at start (DATABASE_POOLER may have been forgotten). */
   pooler: Pooler;
-  /** Versions of rooms as their commits were heard, on the embedded database (this process its only writer). */
+  /** Versions of rooms as their commits were heard, where this process is the only writer (embedded, or a single node on Postgres). */
   commits?: CommitVersions;
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -108,6 +109,12 @@ export interface OpenOptions {
   poolSize: number;
   dataDir: string;
   log: Logger;
+  /**
+   * Postgres: true when this node is its only server (no bus between nodes), so it hears its
+   * commits (CommitVersions); false on a cluster, where the triggers that tell them are removed.
+   * Omitted (a command-line tool), the triggers are left as they are.
+   */
+  singleNode?: boolean;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -121,19 +128,22 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     pooler = 'transaction';
     log.error('DATABASE_URL leads to a transaction pooler (two client connections met the same server connection): statements run unnamed. Set DATABASE_POOLER=transaction');
   }
-  const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: 'engage', pooler });
-  await migrateAlone(pool);
-  log.info({ pooler, poolSize: options.poolSize }, 'postgres ready, migrations applied');
-  return { db, kind: 'postgres', pool, pooler, ping: () => ping(db), close: () => pool.end() };
+  // Notifications do not pass a transaction pooler.
+  const hears = options.singleNode === true && pooler === 'none';
+  const commits = hears ? new CommitVersions() : undefined;
+  const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: SERVER_CONNECTIONS, pooler, commits });
+  await migrateAlone(pool, options.singleNode === undefined ? undefined : hears ? commitTriggers() : noCommitTriggers());
+  log.info({ pooler, poolSize: options.poolSize, hearsCommits: hears }, 'postgres ready, migrations applied');
+  return { db, kind: 'postgres', pool, pooler, commits, ping: () => ping(db), close: () => pool.end() };
 }
 
 /**
- * Several nodes may start together: one migrates at a time. The lock is held by a transaction kept
+ * Several nodes may start together: one migrates at a time (and then runs `thenRun`, DDL of its own). The lock is held by a transaction kept
  * open on a connection of its own while another runs the migrations, so it never outlives a
  * transaction (a session lock taken and released by two statements could, behind a transaction
  * pooler, be released on another server connection than the one holding it, and never be).
  */
-async function migrateAlone(pool: pg.Pool): Promise<void> {
+async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise<void> {
   const holder = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -142,6 +152,7 @@ async function migrateAlone(pool: pg.Pool): Promise<void> {
     const migrator = await pool.connect();
     try {
       await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS });
+      if (thenRun !== undefined) await migrator.query(thenRun);
     } finally {
       migrator.release();
     }
@@ -156,14 +167,18 @@ async function migrateAlone(pool: pg.Pool): Promise<void> {
 
 /**
  * A pool of at most `max` connections to an already migrated database, with named statements for
- * `preparedRows`. `name` is the connections' application_name, as pg_stat_activity shows it.
+ * `preparedRows`. `name` is the connections' application_name, as pg_stat_activity shows it. With
+ * `commits`, every connection tells it what it changes (see hearCommits).
  */
-export function connectPostgres(url: string, log: Logger, options: { max: number; name: string; pooler: Pooler }): { db: Db; pool: pg.Pool } {
+export function connectPostgres(url: string, log: Logger, options: { max: number; name: string; pooler: Pooler; commits?: CommitVersions }): { db: Db; pool: pg.Pool } {
   // Without a connect timeout, a database out of reach (not refusing, just silent) holds requests forever.
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max,
     application_name: options.name,
+    // The triggers' notices must reach the connections that hear commits, whatever the role's or
+    // database's setting; and one stays open to hear other clients' commits while the node is idle.
+    ...(options.commits === undefined ? {} : { options: '-c client_min_messages=notice', min: 1 }),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     Client: new StatementNaming(options.pooler, log).clientClass(),
   });
@@ -174,6 +189,17 @@ export function connectPostgres(url: string, log: Logger, options: { max: number
   // otherwise be an unhandled 'error' event and end the process; its next statement fails
   // instead (answered 503) and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', ignoreLostConnection));
+  const { commits } = options;
+  // Queued before any statement of the pool's users.
+  if (commits !== undefined)
+    pool.on('connect', (client) => {
+      // The pool's clients are pg.Client instances (StatementClient), typed by the pool as their base.
+      hearCommits(client as unknown as pg.Client, commits).catch((err: unknown) => {
+        // A connection that cannot listen (made to a standby, which refuses LISTEN) is not used.
+        log.warn({ err }, 'a database connection cannot listen for commits: dropped');
+        void client.end().catch(() => undefined);
+      });
+    });
   const db = drizzlePg(pool) as unknown as Db;
   namedQueries.set(db, (name, text, values) => pool.query({ name, text, values }));
   return { db, pool };

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
 import { parseSamples, total } from '../operability/prometheus-text.js';
 import { newConversation, postComment } from '../comments/helpers.js';
 import { join, makeRoom, say } from './helpers.js';
@@ -10,13 +11,35 @@ import { join, makeRoom, say } from './helpers.js';
 const TOKEN = 'crowd-reads-metrics-token-0123456789';
 const CROWD = 100;
 
+interface Mode {
+  name: string;
+  /** Settings over the suite's. */
+  env: () => Promise<Record<string, string>>;
+  /** One node on the memory bus: it counts every change itself. */
+  memoryBus: boolean;
+}
+
+const suiteMode: Mode = {
+  name: process.env['DATABASE_URL'] === undefined ? 'embedded' : process.env['REDIS_URL'] === undefined ? 'a single node on Postgres' : 'a node of a cluster (Postgres and Redis)',
+  env: async () => ({}),
+  memoryBus: process.env['REDIS_URL'] === undefined,
+};
+/** On a cluster's suite, the same reads as a single node on Postgres (no Redis) hears its commits, on a database of its own. */
+const singleNodeMode: Mode = {
+  name: 'a single node on Postgres',
+  env: async () => ({ DATABASE_URL: (await freshDatabase(process.env['DATABASE_URL'], 'crowd_single')) as string, REDIS_URL: '' }),
+  memoryBus: true,
+};
+const modes = process.env['DATABASE_URL'] !== undefined && process.env['REDIS_URL'] !== undefined ? [suiteMode, singleNodeMode] : [suiteMode];
+
 /**
  * The reads a crowd makes with the same parameters (updates without a cursor, room details by id
  * and custom id, rooms list pages, poll standings, a conversation's first comment page) are shared, and every change acknowledged before a read is in it.
  */
-describe('crowd reads', () => {
+describe.each(modes)('crowd reads, $name', ({ env, memoryBus }) => {
   let server: SpawnedServer;
   let t: TestApp;
+  let ownDatabase: string | undefined;
 
   const reads = async (cache: string) => {
     const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
@@ -30,11 +53,14 @@ describe('crowd reads', () => {
   };
 
   beforeAll(async () => {
-    server = await spawnServer({ METRICS_TOKEN: TOKEN, RATE_LIMITS: 'off' });
+    const settings = await env();
+    ownDatabase = settings['DATABASE_URL'];
+    server = await spawnServer({ METRICS_TOKEN: TOKEN, RATE_LIMITS: 'off', ...settings });
     t = await newApp({}, server.url);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
+    await dropDatabase(ownDatabase);
   });
 
   it('updates without a cursor: a crowd shares one page, which shows an edit, a new name and a new event at once', async () => {
@@ -139,9 +165,9 @@ describe('crowd reads', () => {
     const [made, checked] = [await reads('room_details'), await reads('room_versions')];
     for (let i = 0; i < 10; i++) expect((await details()).id).toBe(room.id);
     expect((await reads('room_details')) - made).toBe(0);
-    // On the embedded database this process hears every commit: no read even of the version. On
-    // Postgres other nodes write too: the version is read once for the requests that began before it.
-    expect((await reads('room_versions')) - checked).toBe(process.env['DATABASE_URL'] === undefined ? 0 : 10);
+    // A single node hears every commit: no read even of the version. On a cluster other nodes write
+    // too: the version is read once for the requests that began before it.
+    expect((await reads('room_versions')) - checked).toBe(memoryBus ? 0 : 10);
 
     const [fan, reporter] = [uid('fan'), uid('reporter')];
     await join(t.api, room.id, fan);
@@ -219,7 +245,6 @@ describe('crowd reads', () => {
     // One node on the memory bus counts every change itself: the crowd, and reads one after another,
     // share the answer until the next change. With Redis, changes made on other nodes are not counted
     // here: a read is shared by the requests that began before it started (one read per read's time).
-    const memoryBus = process.env['REDIS_URL'] === undefined;
     expect((await reads('poll_standings')) - before).toBeLessThanOrEqual(memoryBus ? 2 : 10);
     const settled = await reads('poll_standings');
     for (let i = 0; i < 10; i++)
@@ -271,7 +296,6 @@ describe('crowd reads', () => {
     };
     // One node hears every change before it is answered; with Redis another node's may still be on
     // its way, so a read is shared by the requests that began before it started.
-    const memoryBus = process.env['REDIS_URL'] === undefined;
     const before = await reads('comment_page');
     for (const page of await crowd(path)) expect(page.comments.map((c: any) => c.body)).toEqual(['What a match']);
     expect((await reads('comment_page')) - before).toBeLessThanOrEqual(memoryBus ? 2 : 10);

@@ -30,7 +30,7 @@ export interface Head {
 export interface CatchUpDeps {
   db: Db;
   views: EventViews;
-  /** Versions of rooms as this process heard their commits (embedded database); undefined on Postgres. */
+  /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster). */
   commits: CommitVersions | undefined;
   /** Bytes of blocks held at most (CATCH_UP_CACHE_MB). */
   maxBytes: number;
@@ -80,7 +80,7 @@ export class CatchUpBlocks {
 
   /**
    * The room's head and events revision, read once per version of the room's row where commits
-   * are heard (embedded), else once for every caller that began (performance.now()) before the read started.
+   * are heard (CommitVersions), else once for every caller that began (performance.now()) before the read started.
    */
   head(app: Application, roomId: string, began: number): Promise<Head> {
     return this.heads.take(`${app.id}/${roomId}`, atVersionOrSince(this.deps.commits?.room(roomId), began), () => feedHead(this.deps.db, roomId));

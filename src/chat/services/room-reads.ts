@@ -15,7 +15,7 @@ export interface RoomReadsDeps {
   roomLists: RoomLists;
   /** The room with who is bounced, shadow banned, ... in it (moderation's view), and when that changes by itself (an effect ends). */
   moderatedView(app: Application, room: Room): Promise<{ view: RoomView; until: number }>;
-  /** Versions of rooms as this process heard their commits (embedded database); undefined on Postgres. */
+  /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster). */
   commits: CommitVersions | undefined;
   /** Bytes each cache holds at most (CROWD_READS_CACHE). */
   maxBytes: number;
@@ -31,9 +31,10 @@ interface Details {
  * The room reads a crowd makes with the same parameters (a room's details by id or custom id, a
  * page of the rooms list, several rooms' counters), as the JSON to send. Whatever node changed the room, an answer never
  * misses a change acknowledged before its request:
- * - on the embedded database, every answer is made once per version of the rooms it shows as
- *   this process heard their commits (CommitVersions): no read to check it;
- * - on Postgres, a room's details and the lobby's pages are made once per version of what they
+ * - where this process hears every commit (the embedded database, a single node on Postgres),
+ *   every answer is made once per version of the rooms it shows as heard (CommitVersions): no
+ *   read to check it;
+ * - on a cluster, a room's details and the lobby's pages are made once per version of what they
  *   show, read from the database once for every request that began before the read started
  *   (roomDetailsVersion, roomsPageVersion: a few columns of the rows, not the rows, their views and
  *   JSON), and the others (by custom id, filtered pages, counters) are read once for every request that began
@@ -73,9 +74,10 @@ export class RoomReads {
   async list(app: Application, filter: RoomFilter, cursor: string, limit: number, began: number): Promise<Buffer> {
     const key = JSON.stringify([app.id, filter.name, filter.id, filter.customId, cursor, limit]);
     const filtered = filter.name !== '' || filter.id !== '' || filter.customId !== '';
+    const heard = this.deps.commits?.rooms(app.id);
     const want =
-      filtered || this.deps.commits !== undefined
-        ? this.anyRoom(app, began)
+      heard !== undefined || filtered
+        ? atVersionOrSince(heard, began)
         : { version: (await this.versions.take(`list/${key}`, { version: '', since: began }, () => roomsPageVersion(this.deps.db, app.id, stringCursor(cursor) ?? '', limit))) ?? '' };
     return this.lists.take(key, want, async () => {
       const { items, next } = await this.deps.roomLists.rooms(app, filter, cursor, limit);
