@@ -176,9 +176,8 @@ export function connectPostgres(url: string, log: Logger, options: { max: number
     connectionString: url,
     max: options.max,
     application_name: options.name,
-    // The triggers' notices must reach the connections that hear commits, whatever the role's or
-    // database's setting; and one stays open to hear other clients' commits while the node is idle.
-    ...(options.commits === undefined ? {} : { options: '-c client_min_messages=notice', min: 1 }),
+    // One stays open to hear other clients' commits while the node is idle.
+    ...(options.commits === undefined ? {} : { min: 1 }),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     Client: new StatementNaming(options.pooler, log).clientClass(),
   });

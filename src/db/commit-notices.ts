@@ -28,5 +28,7 @@ export function hearCommits(client: pg.Client, versions: CommitVersions): Promis
     told = [];
   });
   client.on('notification', (message) => versions.heard(message.channel, message.payload ?? ''));
-  return client.query(`listen ${COMMITS_CHANNEL}`).then(() => undefined);
+  // The notices must reach it whatever the role's or the database's setting (a statement, not a
+  // startup parameter: a session pooler may refuse those).
+  return client.query(`set client_min_messages to notice; listen ${COMMITS_CHANNEL}`).then(() => undefined);
 }

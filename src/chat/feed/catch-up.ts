@@ -30,7 +30,7 @@ export interface Head {
 export interface CatchUpDeps {
   db: Db;
   views: EventViews;
-  /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster). */
+  /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster, a transaction pooler). */
   commits: CommitVersions | undefined;
   /** Bytes of blocks held at most (CATCH_UP_CACHE_MB). */
   maxBytes: number;

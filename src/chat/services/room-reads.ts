@@ -15,7 +15,7 @@ export interface RoomReadsDeps {
   roomLists: RoomLists;
   /** The room with who is bounced, shadow banned, ... in it (moderation's view), and when that changes by itself (an effect ends). */
   moderatedView(app: Application, room: Room): Promise<{ view: RoomView; until: number }>;
-  /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster). */
+  /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster, a transaction pooler). */
   commits: CommitVersions | undefined;
   /** Bytes each cache holds at most (CROWD_READS_CACHE). */
   maxBytes: number;
