@@ -138,10 +138,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
 }
 
 /**
- * Several nodes may start together: one migrates at a time (and then runs `thenRun`, DDL of its own). The lock is held by a transaction kept
- * open on a connection of its own while another runs the migrations, so it never outlives a
- * transaction (a session lock taken and released by two statements could, behind a transaction
- * pooler, be released on another server connection than the one holding it, and never be).
+ * Several nodes may start together: one migrates at a time (and then runs `thenRun`, DDL of its
+ * own). The lock is held by a transaction kept open on a connection of its own while another runs
+ * the migrations, so it never outlives a transaction (a session lock taken and released by two
+ * statements could, behind a transaction pooler, be released on another server connection than
+ * the one holding it, and never be).
  */
 async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise<void> {
   const holder = await pool.connect();

@@ -149,8 +149,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
         const shared = sharedJson(reply);
-        if (shared === undefined || status === 204) return respond(status, replyBody(status, reply));
-        if (!incoming.gzip || shared.json.length < GZIP_FROM_BYTES) return respond(status, replyBody(status, reply));
+        if (shared === undefined || status === 204 || !incoming.gzip || shared.json.length < GZIP_FROM_BYTES) return respond(status, replyBody(status, reply));
         const around = `${status}\u0000${reply.message ?? ''}\u0000${shared.before}\u0000${shared.after}`;
         respond(
           status,

@@ -5,14 +5,13 @@ import { newApp, type TestApp } from '../helpers/api.js';
 import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { scrapedTotal } from '../operability/prometheus-text.js';
+import { eventually } from '../cluster/infra.js';
 import { testPostgres, type Postgres } from './postgres.js';
 import { makeRoom } from './helpers.js';
 
 const TOKEN = 'heard-commits-metrics-token-0123456789';
 /** DATABASE_URL when set (CI), else a throwaway cluster of the local Postgres binaries; with neither, nothing to test. */
 const canRun = (process.env['DATABASE_URL'] ?? '') !== '' || existsSync('/usr/lib/postgresql');
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A single node on Postgres (no Redis) shares its crowd reads per version of what they show, as it
@@ -32,14 +31,6 @@ describe.runIf(canRun)('a single node on Postgres hears its commits', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.data;
   };
-  const until = async (what: string, holds: () => Promise<boolean>, withinMs = 5_000) => {
-    const deadline = Date.now() + withinMs;
-    while (!(await holds())) {
-      if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms: ${what}`);
-      await sleep(10);
-    }
-  };
-
   beforeAll(async () => {
     postgres = await testPostgres();
     url = (await freshDatabase(postgres.url, 'heard_commits')) as string;
@@ -73,7 +64,7 @@ describe.runIf(canRun)('a single node on Postgres hears its commits', () => {
 
     // Not through this node: no write of its own to wait for, but the notification arrives.
     await outside.query('update chat_rooms set name = $1 where id = $2', ['Renamed outside', room.id]);
-    await until('the outside rename is read', async () => (await details(room.id)).name === 'Renamed outside', 2_000);
+    await eventually(async () => (await details(room.id)).name === 'Renamed outside', 2_000, 'the outside rename is read');
   });
 
   it("each of the node's writes is heard before it is answered, also on connections made anew after its connections were cut", async () => {
@@ -89,7 +80,7 @@ describe.runIf(canRun)('a single node on Postgres hears its commits', () => {
     const cut = await outside.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'engage' and datname = current_database()");
     expect(cut.rowCount).toBeGreaterThan(0);
     // The first requests may meet a connection that was cut (503); then the pool connects anew.
-    await until('the node writes again', async () => (await t.api.post(`chat/rooms/${room.id}`, { name: 'Probe' })).status === 200);
+    await eventually(async () => (await t.api.post(`chat/rooms/${room.id}`, { name: 'Probe' })).status === 200, 5_000, 'the node writes again');
     await renameAndRead('After');
     const listening = await outside.query("select count(*)::int as n from pg_stat_activity where application_name = 'engage' and datname = current_database()");
     expect(listening.rows[0].n).toBeGreaterThan(0);

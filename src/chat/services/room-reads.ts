@@ -74,10 +74,9 @@ export class RoomReads {
   async list(app: Application, filter: RoomFilter, cursor: string, limit: number, began: number): Promise<Buffer> {
     const key = JSON.stringify([app.id, filter.name, filter.id, filter.customId, cursor, limit]);
     const filtered = filter.name !== '' || filter.id !== '' || filter.customId !== '';
-    const heard = this.deps.commits?.rooms(app.id);
     const want =
-      heard !== undefined || filtered
-        ? atVersionOrSince(heard, began)
+      filtered || this.deps.commits !== undefined
+        ? this.anyRoom(app, began)
         : { version: (await this.versions.take(`list/${key}`, { version: '', since: began }, () => roomsPageVersion(this.deps.db, app.id, stringCursor(cursor) ?? '', limit))) ?? '' };
     return this.lists.take(key, want, async () => {
       const { items, next } = await this.deps.roomLists.rooms(app, filter, cursor, limit);
