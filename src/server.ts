@@ -93,6 +93,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     routes,
     limits: core.limits,
     drain,
+    bus,
   });
   for (const area of areas) area.attach?.(app);
   attachReference(app, routes, { topics, frames: core.frames });

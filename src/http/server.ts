@@ -39,6 +39,12 @@ export interface HttpDeps {
   limits: Limits;
   routes: RouteDef[];
   drain: Drain;
+  bus: CrossNodeChanges;
+}
+
+/** The bus's part in freshness across nodes: a request is answered once every node applied the invalidations it sent. */
+export interface CrossNodeChanges {
+  settledAcrossNodes<T>(work: () => T | Promise<T>): T | Promise<T>;
 }
 
 /** What uWS gives synchronously: it must be copied before the handler returns. */
@@ -234,7 +240,7 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, rawP
   ctx.body = route.body === undefined ? undefined : validate(route.body, parseJsonBody(bodyText), 'body');
   ctx.query = route.query === undefined ? undefined : validate(route.query, parseQuery(incoming.query), 'query');
   if (limit !== undefined && !countedFirst) await deps.limits.write(limit, ctx);
-  return route.handler(ctx);
+  return deps.bus.settledAcrossNodes(() => route.handler(ctx));
 }
 
 const presentsCredentials = (incoming: Incoming) => incoming.apiToken !== '' || incoming.manageToken !== '' || incoming.authorization !== '';

@@ -77,6 +77,8 @@ export const busMetrics = {
   /** Live items not sent to other nodes (the link was down, or Redis refused them): their nodes read them from the feed. */
   unsent: busMessages.cell('unsent'),
   outages: new ValueFamily(registry, `${PREFIX}bus_outages_total`, "Times this node's link to the other nodes (Redis) was lost", 'counter', []).cell(),
+  /** Writes answered before every node acknowledged their broadcasts (BroadcastAcks): a node slow or gone. */
+  ackTimeouts: new ValueFamily(registry, `${PREFIX}bus_ack_timeouts_total`, 'Broadcasts not acknowledged by every node that received them within a second', 'counter', []).cell(),
 };
 
 /** Holes in live topics this node filled from the feed (lost bus messages, items out of order, items subscribers may not see). */

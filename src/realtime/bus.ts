@@ -48,6 +48,12 @@ export interface Bus {
   onReconnect(handler: (outage: BusOutage) => void): () => void;
   /** True when messages published now reach every node. */
   isConnected(): boolean;
+  /**
+   * Runs `work` (a request's handler), then resolves with its result once every node has applied
+   * the broadcasts this node made meanwhile (a second at most): a change answered after it shows
+   * on every node.
+   */
+  settledAcrossNodes<T>(work: () => T | Promise<T>): T | Promise<T>;
   close(): Promise<void>;
 }
 

@@ -58,6 +58,11 @@ export class MemoryBus implements Bus {
     return true;
   }
 
+  /** Every broadcast is delivered before `broadcast` returns. */
+  settledAcrossNodes<T>(work: () => T | Promise<T>): T | Promise<T> {
+    return work();
+  }
+
   async close(): Promise<void> {}
 
   private readonly handlerFailed = (err: unknown, message: BusMessage): void => this.log.error({ err, topic: message.topic }, 'bus handler failed');

@@ -3,6 +3,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { busMetrics } from '../metrics/registry.js';
 import { redisClient, type RedisClient, type RedisConfig } from '../redis.js';
+import { BroadcastAcks } from './broadcast-acks.js';
 import { ClusterReach } from './cluster-reach.js';
 import { LocalHandlers, type Bus, type BusHandler, type BusMessage, type BusOutage } from './bus.js';
 import { TopicChannels } from './topic-channels.js';
@@ -10,6 +11,10 @@ import { TopicChannels } from './topic-channels.js';
 /** Broadcasts: every node subscribes. */
 const CONTROL = 'engage:bus';
 const MAX_HELD_BROADCASTS = 10_000;
+/** How long a write waits for the other nodes to acknowledge its broadcasts before it is answered anyway. */
+const ACK_TIMEOUT_MS = 1000;
+/** Where a node hears the acknowledgements of its broadcasts (see BroadcastAcks). */
+const ackChannel = (nodeId: string) => `engage:ack:${nodeId}`;
 /** A topic's live items: the nodes that take an interest in it subscribe. */
 const topicChannel = (appId: string, topic: string) => `engage:t:${appId}:${topic}`;
 
@@ -18,6 +23,8 @@ interface Wire extends BusMessage {
   /** The node that published: it already delivered locally and skips its own echo. */
   n: string;
   a: string;
+  /** A broadcast's sequence number on its sending node, acknowledged once applied. */
+  s?: number;
 }
 
 /**
@@ -47,6 +54,9 @@ export class RedisBus implements Bus {
   private readonly errorsTold = new Set<string>();
   /** Broadcasts made while the publisher was away, sent when it is back (oldest dropped past the bound). */
   private readonly heldBroadcasts: string[] = [];
+  private readonly acks = new BroadcastAcks(ACK_TIMEOUT_MS, () => busMetrics.ackTimeouts.inc());
+  /** Per sending node, the highest broadcast applied here and not acknowledged yet (sent on the next tick). */
+  private readonly unacknowledged = new Map<string, number>();
 
   constructor(
     config: RedisConfig,
@@ -86,7 +96,7 @@ export class RedisBus implements Bus {
       for (const raw of held) this.publisher.publish(CONTROL, raw).then(this.published, this.publishFailed);
     });
     this.control.on('ready', () => {
-      this.control.subscribe(CONTROL).then(
+      this.control.subscribe(CONTROL, ackChannel(this.nodeId)).then(
         () => {
           this.controlSubscribed = true;
           this.linkWhole();
@@ -97,7 +107,7 @@ export class RedisBus implements Bus {
     this.control.on('close', () => {
       this.controlSubscribed = false;
     });
-    this.control.on('message', (_channel: string, raw: string) => this.receive(raw));
+    this.control.on('message', (channel: string, raw: string) => (channel === CONTROL ? this.receive(raw) : this.acknowledged(raw)));
     this.topics = new TopicChannels(this.topicConn, config.pubsub, log, () => this.linkWhole());
     if (this.publisher instanceof Cluster) {
       const reach = new ClusterReach(
@@ -122,11 +132,33 @@ export class RedisBus implements Bus {
   }
 
   publish(appId: string, message: BusMessage): void {
-    this.send(appId, message, topicChannel(appId, message.topic), this.sharded);
+    this.local.deliver(appId, message, this.handlerFailed);
+    // A live item the other nodes cannot get now: each reads it from the feed once its link is back (TopicContinuity).
+    if (this.publisher.status !== 'ready') return busMetrics.unsent.inc();
+    const channel = topicChannel(appId, message.topic);
+    const raw = this.serialised(appId, message);
+    (this.sharded ? this.publisher.spublish(channel, raw) : this.publisher.publish(channel, raw)).then(this.published, this.publishFailed);
   }
 
+  /** An invalidation must not be lost to a node whose link came back before ours: while the publisher is away it is held. */
   broadcast(appId: string, message: BusMessage): void {
-    this.send(appId, message, CONTROL, false, true);
+    this.local.deliver(appId, message, this.handlerFailed);
+    if (this.publisher.status !== 'ready') {
+      if (this.heldBroadcasts.length >= MAX_HELD_BROADCASTS && this.heldBroadcasts.shift() !== undefined) busMetrics.unsent.inc();
+      this.heldBroadcasts.push(this.serialised(appId, message));
+      return;
+    }
+    const seq = this.acks.next();
+    this.publisher.publish(CONTROL, this.serialised(appId, message, seq)).then(
+      (receivers) => {
+        this.published();
+        this.acks.published(seq, receivers);
+      },
+      (err: unknown) => {
+        this.publishFailed(err);
+        this.acks.published(seq, 0);
+      },
+    );
   }
 
   interest(appId: string, topic: string): () => void {
@@ -155,6 +187,15 @@ export class RedisBus implements Bus {
     return this.publisher.status === 'ready' && this.controlSubscribed && this.topics.whole && (this.reach?.whole ?? true);
   }
 
+  /** Broadcasts held while the publisher is away are not waited for: the nodes drop their caches when the link is back. */
+  async settledAcrossNodes<T>(work: () => T | Promise<T>): Promise<T> {
+    const mark = this.acks.lastSent;
+    const result = await work();
+    const applied = this.acks.appliedAfter(mark);
+    if (applied !== undefined) await applied;
+    return result;
+  }
+
   async close(): Promise<void> {
     this.topics.close();
     this.reach?.close();
@@ -163,20 +204,10 @@ export class RedisBus implements Bus {
     this.topicConn.disconnect();
   }
 
-  /** `holdWhileDown`: an invalidation must not be lost to a node whose link came back before ours, so it waits for the publisher. */
-  private send(appId: string, message: BusMessage, channel: string, sharded: boolean, holdWhileDown = false): void {
-    this.local.deliver(appId, message, this.handlerFailed);
-    const ready = this.publisher.status === 'ready';
-    // A live item the other nodes cannot get now: each reads it from the feed once its link is back (TopicContinuity).
-    if (!ready && !holdWhileDown) return busMetrics.unsent.inc();
+  private serialised(appId: string, message: BusMessage, seq?: number): string {
     const wire: Wire = { n: this.nodeId, a: appId, topic: message.topic, payload: message.payload };
-    const raw = JSON.stringify(wire);
-    if (!ready) {
-      if (this.heldBroadcasts.length >= MAX_HELD_BROADCASTS && this.heldBroadcasts.shift() !== undefined) busMetrics.unsent.inc();
-      this.heldBroadcasts.push(raw);
-      return;
-    }
-    (sharded ? this.publisher.spublish(channel, raw) : this.publisher.publish(channel, raw)).then(this.published, this.publishFailed);
+    if (seq !== undefined) wire.s = seq;
+    return JSON.stringify(wire);
   }
 
   /** Both subscriber connections are subscribed: after a loss, that is a reconnect. */
@@ -215,10 +246,33 @@ export class RedisBus implements Bus {
       this.log.warn('redis bus dropped a malformed message');
       return false;
     }
-    if (wire.n === this.nodeId) return false;
+    if (wire.n === this.nodeId) {
+      if (wire.s !== undefined) this.acks.applied(this.nodeId, wire.s);
+      return false;
+    }
     busMetrics.received.inc();
     this.local.deliver(wire.a, wire, this.handlerFailed);
+    if (wire.s !== undefined) this.acknowledge(wire.n, wire.s);
     return true;
+  }
+
+  /** Applied: told to the sender on the next tick, once for all its broadcasts that arrived meanwhile. */
+  private acknowledge(sender: string, seq: number): void {
+    if (this.unacknowledged.size === 0) setImmediate(this.sendAcks);
+    this.unacknowledged.set(sender, Math.max(seq, this.unacknowledged.get(sender) ?? 0));
+  }
+
+  private readonly sendAcks = (): void => {
+    const ready = this.publisher.status === 'ready';
+    for (const [sender, seq] of this.unacknowledged) if (ready) this.publisher.publish(ackChannel(sender), `${this.nodeId} ${seq}`).catch(this.publishFailed);
+    this.unacknowledged.clear();
+  };
+
+  /** Another node applied this node's broadcasts up to the number it names. */
+  private acknowledged(raw: string): void {
+    const [node, seq] = raw.split(' ');
+    const applied = Number(seq);
+    if (node !== undefined && Number.isSafeInteger(applied)) this.acks.applied(node, applied);
   }
 
   private readonly handlerFailed = (err: unknown, message: BusMessage): void => this.log.error({ err, topic: message.topic }, 'bus handler failed');

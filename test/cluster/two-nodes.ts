@@ -3,6 +3,7 @@ import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { testPostgres } from '../chat/postgres.js';
 import { freshDatabase, RedisCluster, RedisProcess } from './infra.js';
+import { SlowLink } from './slow-link.js';
 
 export interface TwoNodes {
   /** The app, its client speaking to node A. */
@@ -23,6 +24,8 @@ export interface TwoNodeOptions {
   redis: boolean | 'cluster';
   /** More environment for both nodes (limits, say). */
   env?: Record<string, string>;
+  /** Node B hears Redis this many milliseconds late (a SlowLink between them); needs `redis: true`. */
+  slowLinkToB?: number;
 }
 
 /** Two server processes on a fresh database of one Postgres, with the Redis bus between them when asked. */
@@ -37,7 +40,8 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
     ...(redis === undefined ? {} : { REDIS_URL: redis.url }),
     ...(redisCluster === undefined ? {} : { REDIS_URL: redisCluster.url, REDIS_CLUSTER: 'on' }),
   };
-  const servers: [SpawnedServer, SpawnedServer] = [await spawnServer(env), await spawnServer(env)];
+  const slowLink = redis !== undefined && options.slowLinkToB !== undefined ? await SlowLink.start(redis.url, options.slowLinkToB) : undefined;
+  const servers: [SpawnedServer, SpawnedServer] = [await spawnServer(env), await spawnServer(slowLink === undefined ? env : { ...env, REDIS_URL: slowLink.url })];
   const a = await newApp({}, servers[0].url);
   return {
     a,
@@ -47,6 +51,7 @@ async function startTwoNodes(options: TwoNodeOptions): Promise<TwoNodes> {
     servers,
     async stop() {
       for (const n of servers) await n.stop();
+      await slowLink?.stop();
       await redis?.kill();
       await redisCluster?.kill();
       await db.drop();
