@@ -16,7 +16,8 @@ export interface ReplicatedCacheOptions<V> {
 
 /**
  * A per-node memory of values read from the database, kept exact across nodes: a change is
- * announced with `invalidate` (or `changed`) and every node drops the entry. A load that started
+ * announced with `invalidate` (or `changed`) and every node drops the entry; the request that made
+ * the change is answered once every node has (Bus.settledAcrossNodes). A load that started
  * before an invalidation this node heard of does not store its result. While the bus is down,
  * other nodes' invalidations cannot arrive: nothing new is stored then, and when the link comes
  * back everything is dropped (invalidations sent meanwhile may be lost).

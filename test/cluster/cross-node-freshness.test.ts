@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { Client, manage, request, uid } from '../helpers/api.js';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
@@ -74,5 +75,26 @@ describe('a change acknowledged on one node, read at once on a node that hears i
     const crowd = await Promise.all(Array.from({ length: 40 }, () => onB(`user/users/${fan}`)));
     expect(crowd.map((user) => user.displayname)).toEqual(Array(40).fill('Fan on tour'));
     expect(performance.now() - reading).toBeLessThan(LATE_MS);
+  });
+
+  it('answers a write within about a second when a receiver of its broadcasts never acknowledges', async () => {
+    // A subscriber that is not a node: Redis counts it among the receivers, and it never answers.
+    const stranger = new Redis((nodes.redis as NonNullable<typeof nodes.redis>).url);
+    await stranger.subscribe('engage:bus');
+    try {
+      const timeouts = () => scrapedTotal(nodes.servers[0].url, TOKEN, 'engage_bus_ack_timeouts_total');
+      const before = await timeouts();
+      const fan = uid('fan');
+      const started = performance.now();
+      expect((await nodes.a.api.post(`user/users/${fan}`, { displayname: 'Fan' })).status).toBe(200);
+      expect((await nodes.a.api.post(`user/users/${fan}`, { displayname: 'Fan again' })).status).toBe(200);
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(1000);
+      expect(took).toBeLessThan(2 * 1000 + 1000);
+      expect(await timeouts()).toBeGreaterThan(before);
+      expect((await onB(`user/users/${fan}`)).displayname).toBe('Fan again');
+    } finally {
+      stranger.disconnect();
+    }
   });
 });
