@@ -46,15 +46,29 @@ describe('a change acknowledged on one node, read at once on a node that hears i
     expect((await nodes.b.post(`chat/rooms/${room.id}/command`, { userid: fan, command: 'let me back' })).status).toBe(403);
   });
 
-  it('refuses a token revoked on the other node, over HTTP and for a new socket', async () => {
+  it('refuses a token revoked on the other node, over HTTP, for a new socket and a new event stream', async () => {
     const made = await manage('createtoken', { applicationid: nodes.a.appid, name: 'short-lived' }, nodes.a.api.base);
     expect(made.status).toBe(200);
     const onBWithToken = new Client(nodes.b.base, nodes.a.appid, made.body.data.token);
+    const room = await makeRoom(nodes.a.api, { enableenterandexit: false });
+    const streamOnB = () => fetch(`${nodes.b.base}/api/v3/${nodes.a.appid}/sse?topic=room:${room.id}&token=${encodeURIComponent(made.body.data.token)}`);
+    const socketOnB = () => open(wsUrl(nodes.b.base, nodes.a.appid), { 'x-api-token': made.body.data.token });
+    // B accepts the token everywhere, and so remembers it.
     expect((await onBWithToken.get('chat/rooms')).status).toBe(200);
+    const accepted = await streamOnB();
+    expect(accepted.status).toBe(200);
+    await accepted.body?.cancel();
+    const before = await socketOnB();
+    await before.next((f) => f['type'] === 'ready');
+    before.close();
+
     const revoked = await request('DELETE', `${nodes.a.api.base}/api/v3/manage/tokens/${made.body.data.id}`, undefined, { 'x-manage-token': MANAGE_TOKEN });
     expect(revoked.status).toBe(200);
-    // The socket first: the HTTP request's own wait would let B hear the revocation before it.
-    const socket = await open(wsUrl(nodes.b.base, nodes.a.appid), { 'x-api-token': made.body.data.token });
+    // Each at once after the answer, well within the 300 ms B would need to hear of it by itself.
+    const refused = await streamOnB();
+    expect(refused.status).toBe(403);
+    await refused.body?.cancel();
+    const socket = await socketOnB();
     expect((await socket.closed).code).toBe(4003);
     // Refused at authentication, not accepted and closed later when the revocation arrived.
     expect(socket.frames.map((f) => f['type'])).not.toContain('ready');
