@@ -10,6 +10,12 @@ import { join, makeRoom, say } from './helpers.js';
 
 const TOKEN = 'crowd-reads-metrics-token-0123456789';
 const CROWD = 100;
+/**
+ * Reads a crowd of CROWD may make where a read is shared only by the requests that began before
+ * it started (on the Redis bus): one per read's duration while the crowd arrives, which a busy
+ * machine spreads out (12 seen in CI with three test files at once); one per request would be 100.
+ */
+const CROWD_READS_SINCE = 20;
 
 interface Mode {
   name: string;
@@ -245,7 +251,7 @@ describe.each(modes)('crowd reads, $name', ({ env, memoryBus }) => {
     // One node on the memory bus counts every change itself: the crowd, and reads one after another,
     // share the answer until the next change. With Redis, changes made on other nodes are not counted
     // here: a read is shared by the requests that began before it started (one read per read's time).
-    expect((await reads('poll_standings')) - before).toBeLessThanOrEqual(memoryBus ? 2 : 10);
+    expect((await reads('poll_standings')) - before).toBeLessThanOrEqual(memoryBus ? 2 : CROWD_READS_SINCE);
     const settled = await reads('poll_standings');
     for (let i = 0; i < 10; i++)
       expect(await counts()).toEqual([
@@ -298,7 +304,7 @@ describe.each(modes)('crowd reads, $name', ({ env, memoryBus }) => {
     // its way, so a read is shared by the requests that began before it started.
     const before = await reads('comment_page');
     for (const page of await crowd(path)) expect(page.comments.map((c: any) => c.body)).toEqual(['What a match']);
-    expect((await reads('comment_page')) - before).toBeLessThanOrEqual(memoryBus ? 2 : 10);
+    expect((await reads('comment_page')) - before).toBeLessThanOrEqual(memoryBus ? 2 : CROWD_READS_SINCE);
     const settled = await reads('comment_page');
     for (let i = 0; i < 10; i++) expect(await bodies()).toEqual(['What a match']);
     expect((await reads('comment_page')) - settled).toBe(memoryBus ? 0 : 10);
