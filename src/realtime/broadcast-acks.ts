@@ -25,8 +25,6 @@ interface Delivery {
 export class BroadcastAcks {
   /** The sequence number of the last broadcast sent: a mark for `appliedAfter`. */
   lastSent = 0;
-  /** Broadcasts up to this number are applied by all their receivers, or waited for long enough. */
-  private settledUpTo = 0;
   /** Waiting, oldest first. */
   private pending: Delivery[] = [];
   /** The highest sequence number each node applied of this node's broadcasts, least recently heard first. */
@@ -75,7 +73,7 @@ export class BroadcastAcks {
   /** Resolves once the broadcasts sent after `mark` (a `lastSent` read before) are applied by the nodes that received them; undefined when none was sent. */
   appliedAfter(mark: number): Promise<void> | undefined {
     const upTo = this.lastSent;
-    if (upTo === mark || this.settledUpTo >= upTo) return undefined;
+    if (upTo === mark || this.settledUpTo() >= upTo) return undefined;
     const known = this.waiting.get(upTo);
     if (known !== undefined) return known.done;
     let resolve = () => {};
@@ -96,15 +94,18 @@ export class BroadcastAcks {
     if (oldest !== undefined) this.timer = setTimeout(this.expire, Math.max(1, oldest.sentAt + this.timeoutMs - performance.now()));
   };
 
+  /** Broadcasts up to this number are applied by all their receivers, or waited for long enough. */
+  private settledUpTo(): number {
+    return this.pending[0] === undefined ? this.lastSent : this.pending[0].seq - 1;
+  }
+
   private release(done: (delivery: Delivery) => boolean): void {
     this.pending = this.pending.filter((delivery) => !done(delivery));
     if (this.pending.length === 0 && this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const upTo = this.pending[0] === undefined ? this.lastSent : this.pending[0].seq - 1;
-    if (upTo <= this.settledUpTo) return;
-    this.settledUpTo = upTo;
+    const upTo = this.settledUpTo();
     for (const [seq, waiter] of this.waiting) {
       if (seq > upTo) continue;
       this.waiting.delete(seq);
