@@ -83,6 +83,8 @@ const EnvSchema = v.object({
   USER_REPORT_WINDOW_SECONDS: v.optional(positiveInt, '86400'),
   WS_MAX_SUBSCRIPTIONS: v.optional(positiveInt, '100'),
   WS_MAX_BACKPRESSURE: v.optional(byteSize, '1mb'),
+  WS_COMPACT_WINDOW: v.optional(positiveInt, '500'),
+  WS_COMPACT_SNAPSHOT: v.optional(wholeNumber, '64'),
   CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
   CROWD_READS_CACHE: v.optional(byteSize, '16mb'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
@@ -123,6 +125,8 @@ export type Config = {
   /** Trailing window in which room-level user reports count toward the application's userReportsLimit. */
   userReportWindowSeconds: number;
   wsMaxSubscriptions: number;
+  /** Compact frames (docs/realtime.md): frames an object stays referable after it was last carried, and the most objects a newcomer is given at once. */
+  wsCompact: { window: number; snapshotObjects: number };
   wsMaxBackpressure: number;
   /** Bytes of shared catch-up blocks (the feed read once for a crowd resuming) a node holds. */
   catchUpCacheBytes: number;
@@ -183,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     presenceStore: e.PRESENCE_STORE,
     userReportWindowSeconds: e.USER_REPORT_WINDOW_SECONDS,
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
+    wsCompact: { window: e.WS_COMPACT_WINDOW, snapshotObjects: e.WS_COMPACT_SNAPSHOT },
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
     catchUpCacheBytes: e.CATCH_UP_CACHE,
     crowdReadsCacheBytes: e.CROWD_READS_CACHE,

@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import type { Bus } from './realtime/bus.js';
 import type { ClientFrames } from './realtime/client-frames.js';
 import type { LiveHub } from './realtime/hub.js';
+import type { Shapes } from './realtime/compact/shapes.js';
 import type { TopicRegistry } from './realtime/topics.js';
 import type { UserService } from './users/service.js';
 
@@ -25,6 +26,8 @@ export interface Core {
   hooks: PublishHooks;
   /** Topic kinds WebSocket clients may subscribe to, each registered by its area. */
   topics: TopicRegistry;
+  /** The compact shapes of the objects topics carry, each registered by the area that owns the kind. */
+  shapes: Shapes;
   /** Client frames areas handle (beyond the protocol's own). */
   frames: ClientFrames;
   /** This node's delivery to its own WebSocket subscribers. */

@@ -20,6 +20,9 @@ const generator = new V7Generator(new PooledRandom());
 /** Time-ordered, URL-safe, unique across nodes. */
 export const newId = (): string => generator.generate().toString();
 
+/** As newId, made at `ms` (a row's own time): its time is the row's, which compact frames leave out (unless ids made earlier held a later one). */
+export const newIdAt = (ms: number): string => generator.generateOrResetWithTs(ms).toString();
+
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
 /** Standard Webhooks secrets are `whsec_` + standard base64 (its libraries refuse `-` and `_`). */

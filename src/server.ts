@@ -20,6 +20,8 @@ import { RedisBus } from './realtime/redis-bus.js';
 import { realtimeArea } from './realtime/area.js';
 import { ClientFrames } from './realtime/client-frames.js';
 import { LiveHub } from './realtime/hub.js';
+import { Shapes } from './realtime/compact/shapes.js';
+import { CompactWriter } from './realtime/compact/writer.js';
 import { TopicRegistry } from './realtime/topics.js';
 import { newSecret } from './ids.js';
 import { Limits } from './limits/limits.js';
@@ -65,6 +67,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const bus = await openBus(config, log);
   const apps = new AppDirectory(database.db, bus);
   const topics = new TopicRegistry();
+  const shapes = new Shapes(topics);
   const core: Core = {
     config,
     log,
@@ -75,8 +78,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     users: new UserService(database.db, bus, log),
     hooks: new PublishHooks(),
     topics,
+    shapes,
     frames: new ClientFrames(),
-    hub: new LiveHub(bus, topics, log),
+    hub: new LiveHub(bus, topics, log, { shapes, writer: new CompactWriter(shapes), ...config.wsCompact }),
     limits: new Limits(config.rateLimits, config.redis, log),
     searches: new BoundedSearch(database, config.searchBounds),
   };

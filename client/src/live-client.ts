@@ -1,24 +1,10 @@
 import { type ChatHandlers, type ChatEvent, dispatchChatEvent } from './chat-handlers.js';
 import { onlineDelay, reconnectDelay, watchConnectivity } from './connectivity.js';
 import { seqOfCursor, tokenExpired } from './decode.js';
+import { CompactStream, type Frame } from './compact-stream.js';
 import { RoomOrder } from './room-order.js';
 import { caughtUpMeta, updatesAfter } from './updates.js';
 import type { EventMeta, LiveConfig, LiveError, LiveEvents, LiveState, SocketConstructor, SocketLike, SubscribeOptions, Subscription } from './types.js';
-
-/** A frame the server sends (docs/realtime.md). */
-interface Frame {
-  type: string;
-  topic?: string;
-  event?: string;
-  data?: unknown;
-  seq?: number;
-  /** Seq of the event before this one in the stream (room events). */
-  prev?: number;
-  cursor?: string;
-  code?: string;
-  message?: string;
-  userid?: string | null;
-}
 
 type Listener = SubscribeOptions;
 
@@ -82,6 +68,10 @@ export class LiveClient {
   private awaitingRetry = false;
   private closed = false;
   private readonly stopWatching: () => void;
+  /** Compact frames' state: the dictionary (kept across sockets), each topic's number and objects (per socket). */
+  private readonly compact = new CompactStream();
+  /** Frames wait here, in order, while a deflated one before them is inflated. */
+  private inbox: unknown[] | undefined;
 
   constructor(config: LiveConfig) {
     this.config = { ...config };
@@ -196,8 +186,11 @@ export class LiveClient {
     // An expired user token would be refused, and refusals count toward the address's lockout.
     if (token && tokenExpired(token, 5_000) && !(await this.refreshUserToken())) return this.stopped(4003, 'user token expired');
     if (this.closed || this.offline || this.socket !== undefined) return;
-    const socket = new this.Socket(`${endpoint.replace(/^http/, 'ws')}/${encodeURIComponent(this.config.appId as string)}/ws`);
+    const socket = new this.Socket(`${endpoint.replace(/^http/, 'ws')}/${encodeURIComponent(this.config.appId as string)}/ws${this.encodingQuery()}`);
     this.socket = socket;
+    this.compact.reset();
+    this.inbox = undefined;
+    if ('binaryType' in socket) (socket as { binaryType: string }).binaryType = 'arraybuffer';
     socket.onopen = () => {
       const auth: Record<string, string> = { type: 'auth', token: this.config.apiToken as string };
       if (this.config.userToken) auth['jwt'] = this.config.userToken;
@@ -205,11 +198,44 @@ export class LiveClient {
     };
     socket.onmessage = (message) => {
       this.heard();
-      this.receive(JSON.parse(String(message.data)) as Frame);
+      this.take(message.data, socket);
     };
     socket.onclose = (closing) => this.lost(closing.code, closing.reason);
     socket.onerror = () => {};
     this.armPong();
+  }
+
+  /** `?encoding=compact` (unless config.compact is false), with deflated batches where the runtime inflates them, and the dictionary held. */
+  private encodingQuery(): string {
+    if (this.config.compact === false) return '';
+    const held = this.compact.dictionaryId;
+    return `?encoding=compact${typeof DecompressionStream === 'function' ? '&compress=deflate-raw' : ''}${held === undefined ? '' : `&dictionary=${encodeURIComponent(held)}`}`;
+  }
+
+  /** A message of the socket, in order: a binary one (a deflated batch) is inflated first, and those after it wait. */
+  private take(data: unknown, socket: SocketLike): void {
+    if (this.inbox !== undefined) {
+      this.inbox.push(data);
+      return;
+    }
+    if (typeof data === 'string') return this.read(data);
+    this.inbox = [];
+    inflate(data).then(
+      (text) => {
+        if (this.socket !== socket) return;
+        const waiting = this.inbox ?? [];
+        this.inbox = undefined;
+        this.read(text);
+        for (const next of waiting) this.take(next, socket);
+      },
+      (err: unknown) => {
+        if (this.socket === socket) this.drop(1006, `a frame could not be inflated: ${String(err)}`);
+      },
+    );
+  }
+
+  private read(text: string): void {
+    for (const frame of this.compact.frames(JSON.parse(text))) this.receive(frame);
   }
 
   private receive(frame: Frame): void {
@@ -395,6 +421,7 @@ export class LiveClient {
       delayMs = (await this.refreshUserToken()) ? 0 : -1;
     } else if (code === 4001 || code === 4003) delayMs = -1;
     else if (code === 4029) delayMs = Math.max(delayMs, this.retryAfterMs ?? RATE_LIMITED_MS);
+    else if (code === 1001) delayMs = Number(/reconnect in (\d+) ms/.exec(reason)?.[1] ?? delayMs);
     else if (code === 1013) delayMs = Math.max(delayMs, LATER_MS);
     this.retryAfterMs = undefined;
     if (delayMs < 0 || this.closed) return this.stopped(code, reason);
@@ -436,4 +463,11 @@ export class LiveClient {
     this.state = this.closed ? 'closed' : 'disconnected';
     this.emit('disconnected', { code, reason, willRetry: false });
   }
+}
+
+/** A deflated batch (raw DEFLATE, as the server sends it to a client that asked for `compress=deflate-raw`). */
+async function inflate(data: unknown): Promise<string> {
+  const bytes = data instanceof ArrayBuffer ? data : (data as Uint8Array<ArrayBuffer>);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Response(stream).text();
 }

@@ -36,6 +36,12 @@ export interface LiveConfig {
    */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
+  /**
+   * Compact frames (default true): the server sends each event's fields that are not at their
+   * default, authors once per stream, and deflated catch-up batches where the runtime inflates
+   * them (DecompressionStream); the client rebuilds the exact REST objects. False: plain frames.
+   */
+  compact?: boolean;
   /** How long a room event past a hole (a seq neither it nor its `prev` accounts for) waits for the ones before it before the room is read through REST from the last event handed over (default 2 s). */
   reorderWindowMs?: number;
 }

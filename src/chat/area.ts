@@ -23,6 +23,7 @@ import { RoomLists } from './services/room-lists.js';
 import { RoomReads } from './services/room-reads.js';
 import { RoomService } from './services/room-service.js';
 import { ChatSweep } from './services/sweep.js';
+import { EVENT_SHAPE } from './views.js';
 
 /** Every part of the chat core, built once per server, each from exactly what it uses. */
 function buildChat(core: Core) {
@@ -67,7 +68,9 @@ export function chatArea(core: Core): Area {
     commits: core.database.commits,
     maxBytes: core.config.crowdReadsCacheBytes,
   });
+  core.shapes.register('chat.event', EVENT_SHAPE);
   core.topics.register(ROOM_KIND, {
+    carries: { kind: 'chat.event', cursorKey: 'u' },
     exists: (app, id) => chat.feeds.assertExists(app, id),
     replay: (app, id, cursor, limit, began) => chat.feeds.since(app, id, cursor, limit, began),
     doc: { events: ['chat.event'], who: 'anyone with the app token; the room must exist (else not_found). Events carry seq and cursor; subscribe with a cursor to resume.' },

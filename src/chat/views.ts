@@ -1,5 +1,6 @@
 import { isoOrNull } from '../iso.js';
 import { jsonOnce } from '../json-once.js';
+import type { Shape } from '../realtime/compact/shapes.js';
 import type { User } from '../users/types.js';
 import { userView, type UserView } from '../users/views.js';
 import type { ChatEvent, Participant, Room, Subscription } from './types.js';
@@ -79,6 +80,43 @@ export interface EventView {
   moderation: string;
   reports: { userid: string; reason: string }[];
 }
+
+/** chat.event in compact frames (docs/realtime.md): a replyto target is sent by reference or as its changes once a stream has it. */
+export const EVENT_SHAPE: Shape = {
+  identity: 'id',
+  fields: [
+    ['id', 'i', 'uuid'],
+    ['roomid', 'r', 'topic'],
+    ['body', 'b', 'eq', ''],
+    ['originalbody', 'o', 'same', 'body'],
+    ['added', 'a', 'iso', 'ts'],
+    ['whenmodified', 'w', 'same', 'added'],
+    ['ts', 't', 'uuidtime', 'id'],
+    ['eventtype', 'e', 'eq', 'speech'],
+    ['userid', 'ui', 'sub', 'user', 'userid'],
+    ['user', 'U', 'obj', 'app.user'],
+    ['customtype', 'ct', 'eq', ''],
+    ['customid', 'ci', 'eq', null],
+    ['custompayload', 'cp', 'eq', ''],
+    ['customfield1', 'c1', 'eq', ''],
+    ['customfield2', 'c2', 'eq', ''],
+    ['customtags', 'tg', 'eq', []],
+    ['replyto', 'rt', 'obj', 'chat.event'],
+    ['parentid', 'pi', 'eq', null],
+    ['hierarchy', 'hi', 'eq', []],
+    ['edited', 'ed', 'eq', false],
+    ['deleted', 'de', 'eq', false],
+    ['active', 'ac', 'eq', true],
+    ['shadowban', 'sb', 'eq', false],
+    ['mutedby', 'mb', 'eq', []],
+    ['hashtags', 'ht', 'eq', []],
+    ['likecount', 'lc', 'eq', 0],
+    ['replycount', 'rc', 'eq', 0],
+    ['reactions', 'rx', 'eq', []],
+    ['moderation', 'm', 'eq', 'na'],
+    ['reports', 'rp', 'eq', []],
+  ],
+};
 
 /** Builds one chat.event from its row, with users and the replyto target already looked up. */
 export function eventView(row: ChatEvent, users: Map<string, User>, replyTo: EventView | null): EventView {

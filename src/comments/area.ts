@@ -16,6 +16,7 @@ import { Publishing } from './services/publishing.js';
 import { Reactors } from './services/reactors.js';
 import { Reader } from './services/reading.js';
 import { TallyWriter } from './services/tally-writer.js';
+import { COMMENT_SHAPE } from './views.js';
 
 /** Comment conversations, comments and replies, votes, reactions, reports and their moderation queue. */
 export function commentsArea(core: Core): Area {
@@ -35,7 +36,9 @@ export function commentsArea(core: Core): Area {
   hooks.journal.add('comment', journal.comment);
   hooks.journal.add('commentreaction', journal.commentreaction);
   hooks.items.add('comment', commentItemSource({ db, reader }));
+  core.shapes.register('comment.comment', COMMENT_SHAPE);
   core.topics.register('conversation', {
+    carries: { kind: 'comment.comment' },
     doc: {
       events: ['comment.created', 'comment.replied', 'comment.edited', 'comment.deleted', 'comment.voted', 'comment.reacted'],
       who: 'anyone with the app token; data is the comment.comment',

@@ -1,3 +1,4 @@
+import type { Shape } from '../realtime/compact/shapes.js';
 import type { Tally } from '../db/schema/comments.js';
 import type { User } from '../users/types.js';
 import { userView } from '../users/views.js';
@@ -50,6 +51,45 @@ export function entryOf(user: User | undefined, id = user?.userId ?? '') {
 function tallyView(tallies: Tally[], users: Map<string, User>) {
   return tallies.map((t) => ({ type: t.type, count: t.count, users: t.users.map((id) => entryOf(users.get(id), id)) }));
 }
+
+/** comment.comment in compact frames (docs/realtime.md). */
+export const COMMENT_SHAPE: Shape = {
+  identity: 'id',
+  fields: [
+    ['id', 'i', 'uuid'],
+    ['appid', 'ap', 'app'],
+    ['conversationid', 'c', 'topic'],
+    ['commenttype', 'ct', 'eq', 'comment'],
+    ['added', 'a', 'time'],
+    ['modified', 'mo', 'same', 'added'],
+    ['userid', 'ui', 'sub', 'user', 'userid'],
+    ['user', 'U', 'obj', 'app.user'],
+    ['body', 'b', 'eq', ''],
+    ['originalbody', 'o', 'same', 'body'],
+    ['hashtags', 'ht', 'eq', []],
+    ['mentions', 'mn', 'eq', []],
+    ['customtype', 'cy', 'eq', ''],
+    ['customid', 'ci', 'eq', ''],
+    ['custompayload', 'cp', 'eq', ''],
+    ['customfield1', 'c1', 'eq', ''],
+    ['customfield2', 'c2', 'eq', ''],
+    ['customtags', 'tg', 'eq', []],
+    ['edited', 'ed', 'eq', false],
+    ['censored', 'cs', 'eq', false],
+    ['deleted', 'de', 'eq', false],
+    ['active', 'ac', 'eq', true],
+    ['parentid', 'pi', 'eq', null],
+    ['hierarchy', 'hi', 'eq', []],
+    ['reactions', 'rx', 'eq', []],
+    ['votes', 'v', 'eq', []],
+    ['likecount', 'lc', 'eq', 0],
+    ['replycount', 'rc', 'eq', 0],
+    ['votecount', 'vc', 'eq', 0],
+    ['votescore', 'vs', 'eq', 0],
+    ['moderation', 'm', 'eq', 'na'],
+    ['reports', 'rp', 'eq', []],
+  ],
+};
 
 /** The comment.comment object; `users` must hold every id `usersOf` names (one batched read). */
 export function commentView(c: Comment, conversationId: string, users: Map<string, User>) {

@@ -7,7 +7,7 @@ import { ListNotifications, MarkAllRead, SetRead } from './schemas.js';
 import { Notifications } from './service.js';
 import type { Target } from './store.js';
 import { userTopic } from './topic.js';
-import { notificationView } from './views.js';
+import { NOTIFICATION_SHAPE, notificationView } from './views.js';
 import { NotificationWriter } from './writer.js';
 
 const BASE = 'user/users/:userid/notification';
@@ -47,6 +47,7 @@ export function notificationsArea(core: Core): Area {
   const writer = new NotificationWriter(db, core.apps, core.bus, core.log.child({ area: 'notifications' }));
   core.hooks.add(writer);
   core.topics.register('user', userTopic);
+  core.shapes.register('user.notification', NOTIFICATION_SHAPE);
 
   return {
     close: () => writer.drain(),

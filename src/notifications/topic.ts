@@ -8,6 +8,7 @@ export const userTopic: TopicKindDef = {
   authorize(peer, userid) {
     if (peer.actor === null ? !trustedBackend(peer) : !mayActAs(peer.actor, userid)) throw forbidden('A user token may subscribe only to its own user topic.');
   },
+  carries: { kind: 'user.notification' },
   doc: {
     events: ['notification'],
     who: 'a user token of that user, or of a moderator/admin; a connection without a user token may subscribe to any user',

@@ -1,3 +1,4 @@
+import type { Shape } from '../realtime/compact/shapes.js';
 import { isoOrNull } from '../iso.js';
 import type { NotificationWithPayload } from './types.js';
 
@@ -23,3 +24,25 @@ export function notificationView(n: NotificationWithPayload) {
     ts: n.added.getTime(),
   };
 }
+
+/** user.notification in compact frames (docs/realtime.md); its payload (an event or a comment) is written by its own shape. */
+export const NOTIFICATION_SHAPE: Shape = {
+  fields: [
+    ['id', 'i', 'uuid'],
+    ['userid', 'u', 'topic'],
+    ['notificationtype', 'nt'],
+    ['eventtype', 'e'],
+    ['isread', 'r', 'eq', false],
+    ['whenread', 'wr', 'eq', null],
+    ['fromuserid', 'f', 'eq', null],
+    ['chatroomid', 'cr', 'eq', null],
+    ['chatroomcustomid', 'cc', 'eq', null],
+    ['chateventid', 'ce', 'eq', null],
+    ['commentconversationid', 'cv', 'eq', null],
+    ['commentconversationcustomid', 'cvc', 'eq', null],
+    ['commentid', 'cm', 'eq', null],
+    ['payload', 'pl', 'obj', null],
+    ['added', 'a', 'time'],
+    ['ts', 't', 'epoch', 'added'],
+  ],
+};

@@ -1,3 +1,4 @@
+import type { Shape } from '../realtime/compact/shapes.js';
 import type { Choice, Lead, Poll, PollResponse } from './types.js';
 import { isoOrNull } from '../iso.js';
 
@@ -96,3 +97,12 @@ export function leadView(l: Lead) {
     added: l.added.toISOString(),
   };
 }
+
+/** poll.standings in compact frames (docs/realtime.md). */
+export const STANDINGS_SHAPE: Shape = {
+  fields: [
+    ['pollid', 'p', 'topic'],
+    ['totalresponses', 'n'],
+    ['choices', 'c'],
+  ],
+};

@@ -14,7 +14,7 @@ export function realtimeArea(core: Core): Area {
   const backpressure = new Backpressure(config.wsMaxBackpressure);
   const subscriptions = new Subscriptions({ hub, topics: core.topics, log, maxSubscriptions: config.wsMaxSubscriptions, backpressure });
   const cors = new CorsPolicy(config.corsOrigins);
-  const endpoint = new Endpoint({ config, log, apps: core.apps, cors, limits: core.limits, frames: core.frames, subscriptions, backpressure, hub });
+  const endpoint = new Endpoint({ config, log, apps: core.apps, cors, limits: core.limits, frames: core.frames, subscriptions, backpressure, hub, shapes: core.shapes });
   const sse = new SseEndpoint({ log, apps: core.apps, cors, limits: core.limits, hub, topics: core.topics, maxSubscriptions: config.wsMaxSubscriptions, maxUnsent: config.wsMaxBackpressure });
   return {
     routes: [],

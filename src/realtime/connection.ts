@@ -21,8 +21,14 @@ export interface Connection {
   tokenId: string | undefined;
   scope: TokenScope;
   actor: Actor | null;
-  /** Client topic names this socket is subscribed to (live or still replaying). */
-  topics: Set<string>;
+  /** Client topic names this socket is subscribed to (live or still replaying), each with its subscription's serial. */
+  topics: Map<string, number>;
+  /** Asked for compact frames (`?encoding=compact`, docs/realtime.md). */
+  compact: boolean;
+  /** Takes replayed batches deflated, as binary frames (`?compress=deflate-raw`). */
+  deflate: boolean;
+  /** The compact dictionary the client says it holds (`?dictionary=`), '' when none. */
+  dictionary: string;
   /** Topics still replaying or in their grace period: how to stop that. */
   resuming: Map<string, () => void>;
   /** Frames are handled one after another, in arrival order. */
@@ -35,7 +41,14 @@ export interface Connection {
 
 export type Socket = WebSocket<Connection>;
 
-export function newConnection(appId: string, address: string, frames: FrameBudget | undefined, offered: Connection['offered'], origin: string, release: () => void): Connection {
+/** What the upgrade asked of the frames (docs/realtime.md, Compact frames). */
+export interface Encoding {
+  compact: boolean;
+  deflate: boolean;
+  dictionary: string;
+}
+
+export function newConnection(appId: string, address: string, frames: FrameBudget | undefined, offered: Connection['offered'], origin: string, encoding: Encoding, release: () => void): Connection {
   return {
     appId,
     address,
@@ -46,7 +59,8 @@ export function newConnection(appId: string, address: string, frames: FrameBudge
     tokenId: undefined,
     scope: 'client',
     actor: null,
-    topics: new Set(),
+    topics: new Map(),
+    ...encoding,
     resuming: new Map(),
     queue: Promise.resolve(),
     authTimer: undefined,
@@ -67,8 +81,13 @@ export function sendFrame(ws: Socket, frame: string, backpressure: Backpressure)
   wsMetrics.framesSentDirect.inc();
 }
 
+/** A frame sent as binary: a compact batch deflated (raw DEFLATE), for a socket that asked for it. */
+export class BinaryFrame {
+  constructor(readonly bytes: Buffer) {}
+}
+
 /** Frames sent corked into one write (a replay slice, the live items held during it); like sendFrame, a slow consumer is closed instead. */
-export function sendFrames(ws: Socket, frames: readonly (string | Buffer)[], backpressure: Backpressure): void {
+export function sendFrames(ws: Socket, frames: readonly (string | Buffer | BinaryFrame)[], backpressure: Backpressure): void {
   const conn = ws.getUserData();
   if (conn.closed) return;
   if (ws.getBufferedAmount() > backpressure.limit) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');
@@ -76,11 +95,13 @@ export function sendFrames(ws: Socket, frames: readonly (string | Buffer)[], bac
   let dropped = false;
   ws.cork(() => {
     for (const frame of frames) {
-      if (ws.send(frame) === 2) {
+      const binary = frame instanceof BinaryFrame;
+      const payload = binary ? frame.bytes : frame;
+      if (ws.send(payload, binary) === 2) {
         dropped = true;
         return;
       }
-      bytes += frame.length;
+      bytes += payload.length;
     }
   });
   if (dropped) return closeSocket(ws, CLOSE.slowConsumer, 'slow consumer');

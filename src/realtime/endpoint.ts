@@ -17,6 +17,7 @@ import { AUTH_TIMEOUT_MS, CLOSE, goingAwayReason, HARD_FRAME_BYTES, MAX_FRAME_BY
 import { refuseConnection } from './admission.js';
 import { refusalOf } from './refusal.js';
 import type { Subscriptions } from './subscriptions.js';
+import type { Dictionary, Shapes } from './compact/shapes.js';
 
 export const WS_PATH = '/api/v3/:appid/ws';
 /** How soon after frames are sent sockets' unsent bytes are compared with WS_MAX_BACKPRESSURE (those that could be past it: see Backpressure). */
@@ -33,6 +34,13 @@ export interface EndpointDeps {
   subscriptions: Subscriptions;
   backpressure: Backpressure;
   hub: LiveHub;
+  shapes: Shapes;
+}
+
+/** The `ready` frame of a compact socket: what it was granted, and the dictionary unless it holds this one. */
+function compactReady(ready: string, dictionary: Dictionary, conn: Connection): string {
+  const held = conn.dictionary === dictionary.id;
+  return `${ready.slice(0, -1)},"encoding":"compact"${conn.deflate ? ',"compress":"deflate-raw"' : ''},"dictionary":${held ? JSON.stringify(dictionary.id) : dictionary.json}}`;
 }
 
 /** `/api/v3/{appid}/ws`: authentication, frame dispatch and the socket limits. */
@@ -144,7 +152,8 @@ export class Endpoint {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.getHeader('authorization'))?.[1];
     const token = req.getHeader('x-api-token') || (req.getQuery('token') ?? '');
     const jwt = bearer ?? req.getQuery('jwt') ?? '';
-    const conn = newConnection(req.getParameter(0) ?? '', address, limits.frameBudget(), token === '' ? undefined : { token, jwt }, req.getHeader('origin'), admission.release);
+    const encoding = { compact: req.getQuery('encoding') === 'compact', deflate: req.getQuery('compress') === 'deflate-raw', dictionary: (req.getQuery('dictionary') ?? '').slice(0, 64) };
+    const conn = newConnection(req.getParameter(0) ?? '', address, limits.frameBudget(), token === '' ? undefined : { token, jwt }, req.getHeader('origin'), encoding, admission.release);
     res.upgrade(conn, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
   }
 
@@ -200,7 +209,8 @@ export class Endpoint {
     conn.app = app;
     conn.tokenId = credential.id;
     conn.scope = credential.scope;
-    this.send(ws, JSON.stringify({ type: 'ready', appid: app.id, userid: conn.actor?.userid ?? null, role: conn.actor?.role ?? null }));
+    const ready = JSON.stringify({ type: 'ready', appid: app.id, userid: conn.actor?.userid ?? null, role: conn.actor?.role ?? null });
+    this.send(ws, conn.compact ? compactReady(ready, this.deps.shapes.dictionary(), conn) : ready);
   }
 
   /** A refused credential counts toward the address's lockout; the one that starts it answers as rate limited. */

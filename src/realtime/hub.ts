@@ -8,12 +8,16 @@ import type { Bus, BusOutage } from './bus.js';
 import { TopicContinuity } from './continuity.js';
 import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
+import { TopicEncoder, type CompactSettings } from './compact/topic-encoder.js';
 
-/** A live item as a subscriber receives it: the WebSocket frame text (serialised once), its seq and the message itself. */
+/** A live item as a subscriber receives it: its seq, the message itself, and its frames (each made once, when first needed). */
 export interface Delivery {
-  frame: string;
   seq: number | undefined;
   message: LiveMessage;
+  /** The frame of plain sockets. */
+  readonly frame: string;
+  /** The frame of compact sockets that take objects whole (undefined when no compact socket holds the topic). */
+  readonly compact: string | undefined;
 }
 
 export type Interceptor = (delivery: Delivery) => void;
@@ -24,6 +28,9 @@ const noInterest = () => {};
 
 /** uWS topic of a client topic: namespaced by application, so apps never see each other's. */
 export const localTopic = (appId: string, topic: string) => `${appId}/${topic}`;
+/** The uWS topics of compact sockets (localTopic's key +): those taking objects whole, and those taking references. */
+export const WHOLE = '\u0001w';
+export const KNOWN = '\u0001k';
 
 /** `prev`: the seq of the item before this one in the subscriber's stream. */
 export function eventFrame(topic: string, message: LiveMessage, prev?: number): string {
@@ -48,11 +55,16 @@ export class LiveHub {
   /** Resumable topics' items go through it, so that each reaches the sockets in order with no hole. */
   private readonly continuity: TopicContinuity;
   private readonly endListeners = new Set<EndListener>();
+  /** Compact writing of the topics compact sockets hold, by localTopic key; their numbers in frames, reused once let go. */
+  private readonly encoders = new Map<string, TopicEncoder>();
+  private readonly freeRefs: number[] = [];
+  private nextRef = 0;
 
   constructor(
     private readonly bus: Bus,
     topics: TopicRegistry,
     private readonly log: Logger,
+    private readonly compact: CompactSettings,
   ) {
     this.continuity = new TopicContinuity((appId, topic, message, prev) => this.publishLocal(appId, topic, message, prev), log);
     this.stopListening = bus.onMessage((appId, message) => {
@@ -75,23 +87,50 @@ export class LiveHub {
     const listeners = this.interceptors.get(key);
     const attached = this.attached;
     if (attached === undefined) return;
-    const subscribers = attached.app.numSubscribers(key);
-    if (listeners === undefined && subscribers === 0) return;
-    let frame: string;
+    const { app, backpressure } = attached;
+    const plain = app.numSubscribers(key);
+    const encoder = this.encoders.get(key);
+    if (listeners === undefined && plain === 0 && encoder === undefined) return;
+    let frame: string | undefined;
+    let compact: { whole: string; known: string | undefined } | undefined;
     try {
-      frame = eventFrame(topic, message, prev);
+      if (plain > 0) frame = eventFrame(topic, message, prev);
+      compact = encoder?.frames(message, prev, app.numSubscribers(key + KNOWN) > 0);
     } catch (err) {
       this.log.error({ err, topic }, 'live message is not serialisable');
       return;
     }
-    attached.app.publish(key, frame);
-    attached.backpressure.sent(frame);
-    wsMetrics.framesSentPublished.inc(subscribers);
-    if (listeners !== undefined) for (const listener of listeners) listener({ frame, seq: message.seq, message });
+    const publish = (to: string, text: string | undefined) => {
+      const subscribers = text === undefined ? 0 : app.numSubscribers(to);
+      if (subscribers === 0) return;
+      app.publish(to, text as string);
+      backpressure.sent(text as string);
+      wsMetrics.framesSentPublished.inc(subscribers);
+    };
+    publish(key, frame);
+    publish(key + WHOLE, compact?.whole);
+    publish(key + KNOWN, compact?.known);
+    encoder?.promote();
+    if (listeners === undefined) return;
+    const delivery: Delivery = {
+      seq: message.seq,
+      message,
+      get frame() {
+        frame ??= eventFrame(topic, message, prev);
+        return frame;
+      },
+      compact: compact?.whole,
+    };
+    for (const listener of listeners) listener(delivery);
   }
 
-  /** A socket holds the topic: the first makes the node take an interest in it; resolves once its live items reach this node. */
-  follow(app: Application, topic: Topic): Promise<void> {
+  /** The compact writing of a topic this node's compact sockets hold (follow with `compact`). */
+  encoder(appId: string, topic: string): TopicEncoder | undefined {
+    return this.encoders.get(localTopic(appId, topic));
+  }
+
+  /** A socket holds the topic (`compact`: it takes compact frames): the first makes the node take an interest in it; resolves once its live items reach this node. */
+  follow(app: Application, topic: Topic, compact = false): Promise<void> {
     const { name, def } = topic;
     const appId = app.id;
     const key = localTopic(appId, name);
@@ -102,17 +141,32 @@ export class LiveHub {
       this.followed.set(key, { sockets: 1, release: carried ? this.bus.interest(appId, name) : noInterest });
       this.continuity.follow(key, app, topic);
     }
+    if (compact) this.holdEncoder(key, appId, topic).holders++;
     return carried ? this.bus.listening(appId, name) : Promise.resolve();
   }
 
   /** A socket let go of the topic: the last one releases the node's interest. */
-  unfollow(appId: string, topic: string): void {
+  unfollow(appId: string, topic: string, compact = false): void {
     const key = localTopic(appId, topic);
+    const encoder = compact ? this.encoders.get(key) : undefined;
+    if (encoder !== undefined && --encoder.holders === 0) {
+      this.encoders.delete(key);
+      this.freeRefs.push(encoder.ref);
+    }
     const entry = this.followed.get(key);
     if (entry === undefined || --entry.sockets > 0) return;
     this.followed.delete(key);
     this.continuity.unfollow(key);
     entry.release();
+  }
+
+  private holdEncoder(key: string, appId: string, topic: Topic): TopicEncoder {
+    let encoder = this.encoders.get(key);
+    if (encoder === undefined) {
+      encoder = new TopicEncoder(this.freeRefs.pop() ?? this.nextRef++, { topicId: topic.id, appId }, this.compact, this.compact.shapes.topic(topic.kind));
+      this.encoders.set(key, encoder);
+    }
+    return encoder;
   }
 
   /** Told when a topic ends (endLive): the sockets and streams that hold it let it go. */
@@ -121,7 +175,9 @@ export class LiveHub {
   }
 
   subscriberCount(appId: string, topic: string): number {
-    return this.attached?.app.numSubscribers(localTopic(appId, topic)) ?? 0;
+    const app = this.attached?.app;
+    const key = localTopic(appId, topic);
+    return app === undefined ? 0 : app.numSubscribers(key) + app.numSubscribers(key + WHOLE) + app.numSubscribers(key + KNOWN);
   }
 
   /** Receives the topic's deliveries until the returned function is called. */

@@ -35,8 +35,12 @@ export interface ResumeTarget {
   deliver(delivery: Delivery): void;
   /** Live items that came during the replay, to go out together (one write). */
   deliverAll(deliveries: Delivery[]): void;
-  /** A slice of the replay, to go out together (one write); `frameOf` gives an item's WebSocket frame, made once for the subscribers it fits. */
-  replayed(items: readonly LiveMessage[], frameOf: (item: LiveMessage, index: number) => Buffer): void;
+  /**
+   * A slice of the replay, to go out together (one write). Slices are aligned on seq (REPLAY_SLICE),
+   * so subscribers resuming from different places share every slice but their first. `prev` is the
+   * seq of the item before the slice in this subscriber's stream.
+   */
+  replayed(items: readonly LiveMessage[], prev: number | undefined): void;
   /** Bytes sent to the subscriber that it has not taken in yet. */
   unsent(): number;
   /** The grace period is over: the subscriber takes the topic's deliveries directly from now on. */
@@ -103,11 +107,9 @@ export async function resumeTopic(hub: LiveHub, app: Application, topic: Topic, 
     target.confirmed();
     // Each frame names the seq of the one before it in this subscriber's stream (its cursor's for the first).
     let prev = from;
-    for (let at = 0; at < items.length; at += REPLAY_SLICE) {
-      const slice = items.slice(at, at + REPLAY_SLICE);
+    for (const slice of alignedSlices(items)) {
       if (!(await roomFor(target, slice.length))) return;
-      const before = prev;
-      target.replayed(slice, (item, i) => replayFrame(topic.name, item, i === 0 ? before : slice[i - 1]?.seq));
+      target.replayed(slice, prev);
       for (const item of slice) if (item.seq !== undefined) replayedUpTo = Math.max(replayedUpTo, item.seq);
       prev = slice.at(-1)?.seq;
     }
@@ -135,12 +137,30 @@ async function roomFor(target: ResumeTarget, items: number): Promise<boolean> {
   return target.active();
 }
 
+/** The items in slices that end where seq reaches a multiple of REPLAY_SLICE (items without seq, REPLAY_SLICE at a time). */
+function* alignedSlices(items: readonly LiveMessage[]): Generator<readonly LiveMessage[]> {
+  const group = (item: LiveMessage | undefined) => (item?.seq === undefined ? undefined : Math.ceil(item.seq / REPLAY_SLICE));
+  for (let start = 0; start < items.length; ) {
+    const first = group(items[start]);
+    let end = start + 1;
+    if (first === undefined) end = Math.min(items.length, start + REPLAY_SLICE);
+    else while (end < items.length && group(items[end]) === first) end++;
+    yield items.slice(start, end);
+    start = end;
+  }
+}
+
 /**
  * Replayed items are shared by every subscriber resuming the topic (see CatchUpBlocks): so is each
  * one's frame, for every subscriber whose stream had the same item before it (all but those whose
  * replay starts at it).
  */
 const frames = new WeakMap<LiveMessage, { topic: string; prev: number | undefined; frame: Buffer }>();
+
+/** A replayed slice's frames for a plain subscriber: each item's frame, made once for the subscribers it fits. */
+export function replayFrames(topic: string, slice: readonly LiveMessage[], prev: number | undefined): Buffer[] {
+  return slice.map((item, i) => replayFrame(topic, item, i === 0 ? prev : slice[i - 1]?.seq));
+}
 
 function replayFrame(topic: string, item: LiveMessage, prev: number | undefined): Buffer {
   const made = frames.get(item);

@@ -2,11 +2,14 @@ import type { Application } from '../apps/types.js';
 import type { Backpressure } from './backpressure.js';
 import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
-import { sendError, sendFrame, sendFrames, type Socket } from './connection.js';
-import { eventFrame, localTopic, type LiveHub } from './hub.js';
-import type { TopicEnd } from './live.js';
+import { sendError, sendFrame, sendFrames, type Connection, type Socket } from './connection.js';
+import { topicRefFrame } from './compact/frames.js';
+import { replayBatch } from './compact/replay-batches.js';
+import type { TopicEncoder } from './compact/topic-encoder.js';
+import { eventFrame, KNOWN, localTopic, WHOLE, type Delivery, type LiveHub } from './hub.js';
+import type { LiveMessage, TopicEnd } from './live.js';
 import { Refusal, refusalOf } from './refusal.js';
-import { resumeTopic } from './resume.js';
+import { replayFrames, resumeTopic } from './resume.js';
 import type { Replay, Topic, TopicRegistry } from './topics.js';
 
 export interface SubscriptionDeps {
@@ -16,6 +19,9 @@ export interface SubscriptionDeps {
   maxSubscriptions: number;
   backpressure: Backpressure;
 }
+
+/** Numbers each subscription of this process: a compact socket's promotion must be of the subscription that asked for it. */
+let serials = 0;
 
 /** Subscribe and unsubscribe frames of one socket: authorisation, limits, resume from a cursor. */
 export class Subscriptions {
@@ -30,24 +36,27 @@ export class Subscriptions {
       const { replay } = def;
       const resumeFrom = cursor === undefined || cursor === '' ? undefined : cursor;
       if (resumeFrom !== undefined && replay === undefined) throw new Refusal('cursor_not_supported', `Topics of kind ${topic.kind} cannot resume from a cursor.`);
-      conn.topics.add(name);
+      const serial = ++serials;
+      conn.topics.set(name, serial);
       wsMetrics.subscriptions.inc();
-      const listening = this.deps.hub.follow(app, topic);
+      const listening = this.deps.hub.follow(app, topic, conn.compact);
       try {
         await def.exists?.(app, topic.id);
         await listening;
-        if (conn.closed || !conn.topics.has(name)) return;
+        if (!this.holds(conn, name, serial)) return;
+        const encoder = conn.compact ? (this.deps.hub.encoder(app.id, name) as TopicEncoder) : undefined;
+        if (encoder !== undefined) this.send(ws, topicRefFrame(name, encoder.ref));
         if (resumeFrom === undefined || replay === undefined) {
-          ws.subscribe(localTopic(app.id, name));
+          this.takeLive(ws, name, serial, encoder);
           const frame = await this.subscribed(app, topic, replay);
-          if (conn.closed || !conn.topics.has(name)) return;
+          if (!this.holds(conn, name, serial)) return;
           this.send(ws, frame);
         } else {
-          await this.resume(ws, topic, replay, resumeFrom);
+          await this.resume(ws, topic, replay, resumeFrom, serial, encoder);
         }
         if (def.snapshot !== undefined && !conn.closed) {
           const snapshot = await def.snapshot(app, topic.id);
-          if (!conn.closed && conn.topics.has(name)) this.send(ws, eventFrame(name, snapshot));
+          if (this.holds(conn, name, serial)) this.send(ws, encoder === undefined ? eventFrame(name, snapshot) : encoder.direct(snapshot));
         }
       } catch (err) {
         this.drop(ws, name);
@@ -56,6 +65,37 @@ export class Subscriptions {
     } catch (err) {
       this.refuse(ws, err, name);
     }
+  }
+
+  private holds(conn: Connection, name: string, serial: number): boolean {
+    return !conn.closed && conn.topics.get(name) === serial;
+  }
+
+  /**
+   * The socket takes the topic's live items from the shared uWS topic: a plain socket its frames; a
+   * compact one either the frames by reference at once (with the table's snapshot first, when it is
+   * small), or the frames with every object whole until it has received every frame a reference
+   * could point back to (TopicEncoder.join).
+   */
+  private takeLive(ws: Socket, name: string, serial: number, encoder: TopicEncoder | undefined): void {
+    const conn = ws.getUserData();
+    const key = localTopic((conn.app as Application).id, name);
+    if (encoder === undefined) {
+      ws.subscribe(key);
+      return;
+    }
+    const joined = encoder.join((snapshot) => {
+      if (!this.holds(conn, name, serial) || !ws.isSubscribed(key + WHOLE)) return;
+      if (snapshot !== undefined) this.send(ws, snapshot);
+      ws.unsubscribe(key + WHOLE);
+      ws.subscribe(key + KNOWN);
+    });
+    if (joined === undefined) {
+      ws.subscribe(key + WHOLE);
+      return;
+    }
+    if (joined.snapshot !== undefined) this.send(ws, joined.snapshot);
+    ws.subscribe(key + KNOWN);
   }
 
   /**
@@ -89,7 +129,7 @@ export class Subscriptions {
     const conn = ws.getUserData();
     // Cleared so that a subscribe still in flight does not count its topic down a second time.
     wsMetrics.subscriptions.dec(conn.topics.size);
-    for (const name of conn.topics) this.deps.hub.unfollow(conn.app?.id ?? conn.appId, name);
+    for (const name of conn.topics.keys()) this.deps.hub.unfollow(conn.app?.id ?? conn.appId, name, conn.compact);
     conn.topics.clear();
     for (const stop of conn.resuming.values()) stop();
   }
@@ -105,23 +145,23 @@ export class Subscriptions {
   }
 
   /** Replays the feed after the cursor, then joins the shared uWS topic once the grace period is over (resumeTopic). */
-  private resume(ws: Socket, topic: Topic, replay: Replay, cursor: string): Promise<void> {
+  private resume(ws: Socket, topic: Topic, replay: Replay, cursor: string, serial: number, encoder: TopicEncoder | undefined): Promise<void> {
     const conn = ws.getUserData();
     const app = conn.app as Application;
+    const frameOf = (d: Delivery) => (encoder === undefined ? d.frame : (d.compact as string));
+    const replayed =
+      encoder === undefined
+        ? (items: readonly LiveMessage[], prev: number | undefined) => replayFrames(topic.name, items, prev)
+        : (items: readonly LiveMessage[], prev: number | undefined) => [replayBatch(encoder, items, prev, conn.deflate)];
     return resumeTopic(this.deps.hub, app, topic, replay, cursor, {
       active: () => !conn.closed && conn.resuming.has(topic.name),
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.
       confirmed: () => this.send(ws, JSON.stringify({ type: 'subscribed', topic: topic.name, resumed: true })),
-      deliver: (d) => this.send(ws, d.frame),
-      deliverAll: (deliveries) =>
-        sendFrames(
-          ws,
-          deliveries.map((d) => d.frame),
-          this.deps.backpressure,
-        ),
+      deliver: (d) => this.send(ws, frameOf(d)),
+      deliverAll: (deliveries) => sendFrames(ws, deliveries.map(frameOf), this.deps.backpressure),
       unsent: () => (conn.closed ? 0 : ws.getBufferedAmount()),
-      replayed: (items, frameOf) => sendFrames(ws, items.map(frameOf), this.deps.backpressure),
-      caughtUp: () => ws.subscribe(localTopic(app.id, topic.name)),
+      replayed: (items, prev) => sendFrames(ws, replayed(items, prev), this.deps.backpressure),
+      caughtUp: () => this.takeLive(ws, topic.name, serial, encoder),
       stopWith: (stop) => (stop === undefined ? conn.resuming.delete(topic.name) : conn.resuming.set(topic.name, stop)),
     });
   }
@@ -130,10 +170,16 @@ export class Subscriptions {
     const conn = ws.getUserData();
     if (conn.topics.delete(name)) {
       wsMetrics.subscriptions.dec();
-      this.deps.hub.unfollow(conn.app?.id ?? conn.appId, name);
+      this.deps.hub.unfollow(conn.app?.id ?? conn.appId, name, conn.compact);
     }
     conn.resuming.get(name)?.();
-    if (!conn.closed && conn.app !== undefined) ws.unsubscribe(localTopic(conn.app.id, name));
+    if (conn.closed || conn.app === undefined) return;
+    const key = localTopic(conn.app.id, name);
+    ws.unsubscribe(key);
+    if (conn.compact) {
+      ws.unsubscribe(key + WHOLE);
+      ws.unsubscribe(key + KNOWN);
+    }
   }
 
   private refuse(ws: Socket, err: unknown, topic: string): void {

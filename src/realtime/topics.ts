@@ -23,7 +23,9 @@ export interface TopicKindDef {
   snapshot?(app: Application, id: string): Promise<LiveMessage>;
   /** Its live items are made by each node for its own sockets (LiveHub.publishLocal), never carried by the bus: a node holding it subscribes to nothing in Redis. */
   madeOnEachNode?: true;
-  /** For the AsyncAPI document: the `event` names the topic carries and who may subscribe. */
+  /** For compact frames (docs/realtime.md): the kind of its items' data, and for a feed the key its cursors hold the seq under. */
+  carries?: { kind: string; cursorKey?: string };
+  /** For the AsyncAPI document: the `event` names the topic carries (the first is the usual one) and who may subscribe. */
   doc: { events: string[]; who: string };
 }
 

@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { Shape } from '../realtime/compact/shapes.js';
 import type { LiveHub } from '../realtime/hub.js';
 import { topicName } from '../realtime/live.js';
 import type { PresenceStore } from './presence-store.js';
@@ -16,6 +17,16 @@ export interface Snapshot {
   cursor: string;
   signals: SignalView[];
 }
+
+/** telemetry.snapshot in compact frames (docs/realtime.md). */
+export const SNAPSHOT_SHAPE: Shape = {
+  fields: [
+    ['contextid', 'c', 'topic'],
+    ['asof', 'a', 'time'],
+    ['cursor', 'cu'],
+    ['signals', 's'],
+  ],
+};
 
 /**
  * Presence, metrics and gauges per (application, context, key), held by a PresenceStore; pushes

@@ -5,7 +5,7 @@ import { badRequest, preconditionFailed } from '../errors.js';
 import { ok, route, type RequestContext } from '../http/route.js';
 import { Effect, GlobalPurge, Paging, ReportUser, Search, SetRole, UpsertUser } from './schemas.js';
 import * as store from './store.js';
-import { userView } from './views.js';
+import { USER_SHAPE, userView } from './views.js';
 
 /** The reported-users queue pages by (time of the last report, userid), newest first. */
 type QueueKey = [string, string];
@@ -14,6 +14,7 @@ const EFFECTS = { ban: 'banned', shadowban: 'shadowBanned', mute: 'muted' } as c
 
 export function usersArea(core: Core): Area {
   const { users, db, searches } = core;
+  core.shapes.register('app.user', USER_SHAPE);
   const reportedUsers = async (ctx: RequestContext, page: { cursor: string; limit: number }) => {
     assertModerator(ctx);
     const before = page.cursor === '' ? undefined : decodeCursor(page.cursor, isQueueKey);

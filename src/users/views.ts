@@ -1,5 +1,6 @@
 import { effectActive, type User } from './types.js';
 import { isoOrNull } from '../iso.js';
+import type { Shape } from '../realtime/compact/shapes.js';
 
 /**
  * Views of user records, which are replaced, never changed in place: kept until the first of the
@@ -44,3 +45,27 @@ function buildUserView(user: User, now: number) {
 }
 
 export type UserView = ReturnType<typeof buildUserView>;
+
+/** app.user in compact frames (docs/realtime.md): sent whole once per stream, then by reference while unchanged. */
+export const USER_SHAPE: Shape = {
+  identity: 'userid',
+  fields: [
+    ['userid', 'u'],
+    ['handle', 'h'],
+    ['handlelowercase', 'hl', 'lower', 'handle'],
+    ['displayname', 'd', 'same', 'handle'],
+    ['pictureurl', 'p', 'eq', ''],
+    ['profileurl', 'l', 'eq', ''],
+    ['role', 'r', 'eq', 'user'],
+    ['customtags', 'tg', 'eq', []],
+    ['banned', 'b', 'eq', false],
+    ['banexpires', 'be', 'eq', null],
+    ['shadowbanned', 'sb', 'eq', false],
+    ['shadowbanexpires', 'se', 'eq', null],
+    ['muted', 'm', 'eq', false],
+    ['muteexpires', 'me', 'eq', null],
+    ['reports', 'rp', 'eq', []],
+    ['added', 'a', 'time'],
+    ['whenmodified', 'w', 'same', 'added'],
+  ],
+};

@@ -11,7 +11,8 @@ describe('websocket authentication', () => {
   });
 
   it('accepts the API token as header, as query parameter, or as a first auth frame', async () => {
-    const byHeader = await connect(baseUrl(), a.appid, a.token);
+    // Plain frames asked for (a compact ready frame adds what compact.test.ts checks).
+    const byHeader = await connect(baseUrl(), a.appid, a.token, undefined, false);
     expect(byHeader.frames[0]).toEqual({ type: 'ready', appid: a.appid, userid: null, role: null });
     byHeader.close();
 
@@ -20,7 +21,7 @@ describe('websocket authentication', () => {
     byQuery.close();
 
     const jwt = await userToken(a.jwtsecret, { userid: 'u1', role: 'moderator' });
-    const byFrame = await open(wsUrl(baseUrl(), a.appid));
+    const byFrame = await open(wsUrl(baseUrl(), a.appid, '', false));
     byFrame.send({ type: 'auth', token: a.token, jwt });
     expect(await byFrame.next((f) => f.type === 'ready')).toEqual({ type: 'ready', appid: a.appid, userid: 'u1', role: 'moderator' });
     byFrame.close();

@@ -1,21 +1,49 @@
 // Frames are arbitrary JSON; tests read them loosely and assert on the values, so `any` is the honest type here.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { createConnection } from 'node:net';
+import { inflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
+import { CompactStream } from '../../client/src/compact-stream.js';
 
 export type Frame = Record<string, any>;
 
+/**
+ * The frame encoding of the sockets tests open: plain unless TEST_WS_ENCODING=compact, which runs
+ * the same tests over compact frames (docs/realtime.md), read back by engage-client's own decoder.
+ */
+export const COMPACT_QUERY = 'encoding=compact&compress=deflate-raw';
+const compactByDefault = process.env['TEST_WS_ENCODING'] === 'compact';
+
+/** What came over the wire, before a compact socket's frames were read back. */
+export interface Received {
+  text: string;
+  binary: boolean;
+  /** Payload bytes on the wire. */
+  bytes: number;
+}
+
 /** A test WebSocket client that records every frame and the close code. */
 export class WsClient {
+  /** The frames, as plain ones (a compact socket's are read back into them). */
   readonly frames: Frame[] = [];
+  /** Every message as received. */
+  readonly received: Received[] = [];
+  private readonly compact: CompactStream | undefined;
   readonly closed: Promise<{ code: number; reason: string }>;
   /** How the socket closed, once it has: said when a wait fails on a closed socket. */
   private closedWith = '';
   private waiters: (() => void)[] = [];
 
-  constructor(readonly socket: WebSocket) {
-    socket.on('message', (data: Buffer) => {
-      this.frames.push(JSON.parse(data.toString()) as Frame);
+  constructor(
+    readonly socket: WebSocket,
+    compact = socket.url.includes('encoding=compact'),
+  ) {
+    this.compact = compact ? new CompactStream() : undefined;
+    socket.on('message', (data: Buffer, binary: boolean) => {
+      const text = binary ? inflateRawSync(data).toString() : data.toString();
+      this.received.push({ text, binary, bytes: data.length });
+      const parsed: unknown = JSON.parse(text);
+      this.frames.push(...((this.compact?.frames(parsed) ?? [parsed]) as Frame[]));
       for (const wake of this.waiters.splice(0)) wake();
     });
     // A frame the client cannot read closes the socket with 1006 too: the error says which.
@@ -79,11 +107,13 @@ export class WsClient {
   }
 }
 
-export function wsUrl(base: string, appid: string, query = ''): string {
-  return `${base.replace(/^http/, 'ws')}/api/v3/${appid}/ws${query}`;
+/** The socket URL; compact frames asked for when TEST_WS_ENCODING=compact (or `compact`). */
+export function wsUrl(base: string, appid: string, query = '', compact = compactByDefault): string {
+  const asked = compact ? `${query === '' ? '?' : `${query}&`}${COMPACT_QUERY}` : query;
+  return `${base.replace(/^http/, 'ws')}/api/v3/${appid}/ws${asked}`;
 }
 
-/** Opens a socket; resolves once open (not yet authenticated). */
+/** Opens a socket; resolves once open (not yet authenticated). A URL asking for compact frames gets them read back. */
 export async function open(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
   const socket = new WebSocket(url, { headers });
   const client = new WsClient(socket);
@@ -95,8 +125,8 @@ export async function open(url: string, headers: Record<string, string> = {}): P
 }
 
 /** Opens a socket with the app token in the header and waits for `ready`. */
-export async function connect(base: string, appid: string, token: string, jwt?: string): Promise<WsClient> {
-  const client = await open(wsUrl(base, appid), { 'x-api-token': token, ...(jwt === undefined ? {} : { authorization: `Bearer ${jwt}` }) });
+export async function connect(base: string, appid: string, token: string, jwt?: string, compact = compactByDefault): Promise<WsClient> {
+  const client = await open(wsUrl(base, appid, '', compact), { 'x-api-token': token, ...(jwt === undefined ? {} : { authorization: `Bearer ${jwt}` }) });
   await client.next((f) => f['type'] === 'ready');
   return client;
 }

@@ -2,7 +2,7 @@ import type { Application } from '../../apps/types.js';
 import type { Tx } from '../../db/client.js';
 import { forbidden } from '../../errors.js';
 import type { PublishHooks } from '../../events/publish-hooks.js';
-import { newId } from '../../ids.js';
+import { newIdAt } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { maskProfanity } from '../../text/profanity.js';
 import { extractHashtags } from '../../text/tags.js';
@@ -168,7 +168,7 @@ interface RowInput extends Draft {
 function newRow(room: Room, d: RowInput): ChatEvent {
   const now = new Date();
   return {
-    id: newId(),
+    id: newIdAt(now.getTime()),
     appId: room.appId,
     roomId: room.id,
     seq: null,

@@ -1,0 +1,153 @@
+import { equalJson, type Placement, type RefScope } from './writer.js';
+
+type Json = Record<string, unknown>;
+
+interface Entry {
+  n: number;
+  value: Json;
+  /** The index of the last frame that carried it. */
+  frame: number;
+}
+
+const keyOf = (kind: string, id: string) => `${kind}\u0000${id}`;
+
+/** Within one frame (or one batch): what this reader was already given, so a second mention is a reference. */
+class Given {
+  private readonly given = new Map<string, { n: number; value: Json }>();
+
+  again(key: string, value: Json): Placement | undefined {
+    const before = this.given.get(key);
+    if (before === undefined) return undefined;
+    const placed: Placement = before.value === value || equalJson(before.value, value) ? { as: 'ref', n: before.n } : { as: 'delta', n: before.n, base: before.value };
+    before.value = value;
+    return placed;
+  }
+
+  set(key: string, n: number, value: Json): void {
+    this.given.set(key, { n, value });
+  }
+}
+
+/**
+ * The objects with an identity (users, events) a topic's frames carried lately, numbered, as every
+ * subscriber that received those frames holds them. A frame is written twice from it: `whole`
+ * (every such object in full with its number, for subscribers that joined lately) and `known`
+ * (by number while unchanged, as changes otherwise, for those that received every one of the
+ * last `window` frames, or a snapshot of the table). An object not carried for `window` frames is let go.
+ */
+export class RefTable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly free: number[] = [];
+  private nextNumber = 0;
+  /** Frames written so far: the next one's index. */
+  frames = 0;
+
+  constructor(readonly window: number) {}
+
+  /** The scopes of the next frame; call `done` once both were written (or the one needed). */
+  nextFrame(): FrameRefs {
+    return new FrameRefs(this);
+  }
+
+  /** Entries every subscriber holding the last `window` frames knows (a newcomer's snapshot); undefined past `max`. */
+  live(max: number): { n: number; value: Json }[] | undefined {
+    const out: { n: number; value: Json }[] = [];
+    for (const entry of this.entries.values()) {
+      if (!this.current(entry)) continue;
+      if (out.length === max) return undefined;
+      out.push({ n: entry.n, value: entry.value });
+    }
+    return out;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** @internal FrameRefs */
+  entry(key: string): Entry | undefined {
+    return this.entries.get(key);
+  }
+
+  /** @internal FrameRefs */
+  current(entry: Entry): boolean {
+    return entry.frame >= this.frames - this.window;
+  }
+
+  /** @internal FrameRefs */
+  number(): number {
+    return this.free.pop() ?? this.nextNumber++;
+  }
+
+  /** @internal FrameRefs: the frame's objects as it left them; entries past the window let go. */
+  commit(latest: Map<string, { n: number; value: Json }>): void {
+    const index = this.frames++;
+    for (const [key, { n, value }] of latest) {
+      this.entries.delete(key);
+      this.entries.set(key, { n, value, frame: index });
+    }
+    for (const [key, entry] of this.entries) {
+      if (this.current(entry)) break;
+      this.entries.delete(key);
+      this.free.push(entry.n);
+    }
+  }
+}
+
+/** One frame's two ways of writing, and what it leaves in the table. */
+export class FrameRefs {
+  /** Numbers of the objects this frame carries (new ones taken once for both ways). */
+  private readonly numbers = new Map<string, number>();
+  private readonly latest = new Map<string, { n: number; value: Json }>();
+
+  constructor(private readonly table: RefTable) {}
+
+  /** Every object in full, numbered. */
+  readonly whole: RefScope = this.scope(false);
+  /** By number or as changes where the table's current entry allows. */
+  readonly known: RefScope = this.scope(true);
+
+  done(): void {
+    this.table.commit(this.latest);
+  }
+
+  private numberOf(key: string): number {
+    let n = this.numbers.get(key) ?? this.table.entry(key)?.n;
+    if (n === undefined) n = this.table.number();
+    this.numbers.set(key, n);
+    return n;
+  }
+
+  private scope(useTable: boolean): RefScope {
+    const given = new Given();
+    return {
+      place: (kind, id, value) => {
+        const key = keyOf(kind, id);
+        const n = this.numberOf(key);
+        this.latest.set(key, { n, value });
+        const again = given.again(key, value);
+        if (again !== undefined) return again;
+        given.set(key, n, value);
+        const entry = useTable ? this.table.entry(key) : undefined;
+        if (entry === undefined || !this.table.current(entry)) return { as: 'whole', n };
+        return entry.value === value || equalJson(entry.value, value) ? { as: 'ref', n } : { as: 'delta', n, base: entry.value };
+      },
+    };
+  }
+}
+
+/** Within one batch of replayed items: every object whole the first time, then by number or as changes; nothing kept after. */
+export function batchRefs(): RefScope {
+  const given = new Given();
+  let next = 0;
+  return {
+    place: (kind, id, value) => {
+      const key = keyOf(kind, id);
+      const again = given.again(key, value);
+      if (again !== undefined) return again;
+      const n = next++;
+      given.set(key, n, value);
+      return { as: 'whole', n };
+    },
+  };
+}

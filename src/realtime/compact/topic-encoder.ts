@@ -1,0 +1,122 @@
+import type { LiveMessage } from '../live.js';
+import { batchFrame, compactEventFrame, refsFrame } from './frames.js';
+import { batchRefs, RefTable } from './refs.js';
+import type { Shapes, TopicShape } from './shapes.js';
+import { NO_REFS, type CompactWriter, type Where } from './writer.js';
+
+export interface CompactSettings {
+  shapes: Shapes;
+  writer: CompactWriter;
+  /**
+   * How many of a topic's frames an object stays referable after the last one that carried it, and
+   * how many frames a subscriber takes whole before it takes references when it got no snapshot
+   * (WS_COMPACT_WINDOW); it bounds the objects a topic's table holds.
+   */
+  window: number;
+  /** A subscriber is given the table at once (and takes references from its first frame) while it holds at most this many objects (WS_COMPACT_SNAPSHOT). */
+  snapshotObjects: number;
+}
+
+/** What a live item is on this node, written for the two kinds of compact subscriber. */
+export interface CompactFrames {
+  /** Every object whole: for subscribers that joined lately, and replays taking live items. */
+  whole: string;
+  /** By reference where the table allows; undefined when nobody takes it. */
+  known: string | undefined;
+}
+
+/** A subscriber taking whole frames until it can take references: `promote` moves it, with the snapshot it needs first (if any). */
+type Promote = (snapshot: string | undefined) => void;
+
+/**
+ * One topic's compact writing on this node, made once per published item for every compact
+ * subscriber (the fan-out stays serialise-once): its number in frames, its table of objects
+ * (RefTable), and the subscribers still taking whole frames.
+ */
+export class TopicEncoder {
+  private readonly table: RefTable;
+  private readonly writer: CompactWriter;
+  private readonly shapes: Shapes;
+  private readonly waiting: { since: number; promote: Promote }[] = [];
+  private snapshot: { at: number; given: { frame: string | undefined } | undefined } | undefined;
+  /** Compact sockets holding the topic (subscribed or resuming). */
+  holders = 0;
+
+  constructor(
+    readonly ref: number,
+    private readonly where: Where,
+    private readonly settings: CompactSettings,
+    private readonly shape: TopicShape | undefined,
+  ) {
+    this.table = new RefTable(settings.window);
+    this.writer = settings.writer;
+    this.shapes = settings.shapes;
+  }
+
+  frames(message: LiveMessage, prev: number | undefined, withKnown: boolean): CompactFrames {
+    const refs = this.table.nextFrame();
+    const expected = this.shape?.kind ?? null;
+    const whole = compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.whole), message, prev, this.shape);
+    const known = withKnown ? compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.known), message, prev, this.shape) : undefined;
+    refs.done();
+    return { whole, known };
+  }
+
+  /** Replayed items in one frame, every object whole the first time it comes in the batch (batchRefs): the same for every subscriber resuming through them. */
+  batch(items: readonly LiveMessage[], prev: number | undefined): string {
+    const refs = batchRefs();
+    const expected = this.shape?.kind ?? null;
+    return batchFrame(
+      this.ref,
+      prev,
+      items.map((message) => ({ message, data: this.writer.value(message.data, expected, this.where, refs) })),
+      this.shape,
+    );
+  }
+
+  /** A frame sent to one subscriber outside the published stream (a topic's snapshot on subscribe): nothing referenced, nothing kept. */
+  direct(message: LiveMessage): string {
+    return compactEventFrame(this.ref, this.writer.value(message.data, this.shape?.kind ?? null, this.where, NO_REFS), message, undefined, this.shape);
+  }
+
+  /**
+   * A subscriber starts taking the live items: the snapshot of the table when it is small (then it
+   * takes references at once; an empty table needs no frame), else undefined: it takes whole frames
+   * and is promoted (`promote`) once it has every frame an object may be referenced from.
+   */
+  join(promote: Promote): { snapshot: string | undefined } | undefined {
+    const snapshot = this.currentSnapshot();
+    if (snapshot !== undefined) return { snapshot: snapshot.frame };
+    this.waiting.push({ since: this.table.frames, promote });
+    return undefined;
+  }
+
+  /** After each published item: subscribers whose wait is over, or all when the table became small, take references from the next one. */
+  promote(): void {
+    if (this.waiting.length === 0) return;
+    const snapshot = this.currentSnapshot();
+    if (snapshot !== undefined) {
+      for (const { promote } of this.waiting.splice(0)) promote(snapshot.frame);
+      return;
+    }
+    let ready = 0;
+    while (ready < this.waiting.length && (this.waiting[ready] as { since: number }).since + this.settings.window <= this.table.frames) ready++;
+    for (const { promote } of this.waiting.splice(0, ready)) promote(undefined);
+  }
+
+  /** The table as a joining subscriber is given it, made once per frame however many join; undefined when too large. */
+  private currentSnapshot(): { frame: string | undefined } | undefined {
+    if (this.snapshot?.at === this.table.frames) return this.snapshot.given;
+    const live = this.table.live(this.settings.snapshotObjects);
+    let given: { frame: string | undefined } | undefined;
+    if (live !== undefined) {
+      const objects = live.map(({ n, value }) => {
+        const shape = this.shapes.get(value['kind'] as string);
+        return shape === undefined ? value : this.writer.whole(value, value['kind'] as string, shape, null, this.where, NO_REFS, n);
+      });
+      given = { frame: objects.length === 0 ? undefined : refsFrame(this.ref, objects) };
+    }
+    this.snapshot = { at: this.table.frames, given };
+    return given;
+  }
+}
