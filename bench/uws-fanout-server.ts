@@ -4,16 +4,24 @@
  * `POST /publish` publishes the posted text in an event frame padded to FRAME_BYTES (the size
  * of one of our chat.event frames). No auth, no storage, no JSON parsing.
  *
+ * With COMPRESS=shared it accepts permessage-deflate (uWS's SHARED_COMPRESSOR, no memory per
+ * socket) and publishes compressed: what compressing every live frame would cost (bench/wire.ts).
+ *
  *   PORT=4000 FRAME_BYTES=1200 tsx bench/uws-fanout-server.ts
  */
-import { App } from 'uWebSockets.js';
+import * as uws from 'uWebSockets.js';
+
+// The typings declare the compressor constants as types only; the module exports their values.
+const { App, DISABLED, SHARED_COMPRESSOR } = uws as unknown as typeof uws & Record<'DISABLED' | 'SHARED_COMPRESSOR', uws.CompressOptions>;
 
 const port = Number(process.env['PORT'] ?? 4000);
 const frameBytes = Number(process.env['FRAME_BYTES'] ?? 1200);
 const TOPIC = 'bench';
+const compress = process.env['COMPRESS'] === 'shared';
 
 const app = App()
   .ws('/*', {
+    compression: compress ? SHARED_COMPRESSOR : DISABLED,
     open: (ws) => void ws.send('{"type":"ready"}'),
     message: (ws) => {
       ws.subscribe(TOPIC);
@@ -27,7 +35,7 @@ const app = App()
       body += Buffer.from(chunk).toString();
       if (!isLast) return;
       const head = `{"type":"event","data":${JSON.stringify(body)},"pad":"`;
-      app.publish(TOPIC, `${head}${'x'.repeat(Math.max(0, frameBytes - head.length - 2))}"}`);
+      app.publish(TOPIC, `${head}${'x'.repeat(Math.max(0, frameBytes - head.length - 2))}"}`, false, compress);
       res.cork(() => res.end('{"ok":true}'));
     });
   })

@@ -3,6 +3,7 @@ import { connect as tlsConnect } from 'node:tls';
 
 const KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
 const OP_TEXT = 0x1;
+const OP_BINARY = 0x2;
 const OP_CLOSE = 0x8;
 const OP_PING = 0x9;
 const OP_PONG = 0xa;
@@ -16,13 +17,21 @@ export class RawSocket {
   private pending: Buffer | undefined;
   private upgraded = false;
 
+  /** Binary frames' payloads go here when set (a compact socket's deflated batches). */
+  onBinary: ((payload: Buffer) => void) | undefined;
+
   private constructor(
     private readonly socket: Socket,
     private readonly onText: (payload: Buffer) => void,
   ) {}
 
-  /** `onClose` is told when the connection ends, whoever ended it. */
-  static open(url: string, onText: (payload: Buffer) => void, onClose?: () => void): Promise<RawSocket> {
+  /** Bytes received on the TCP connection so far (the upgrade answer and WebSocket framing included). */
+  get bytesRead(): number {
+    return this.socket.bytesRead;
+  }
+
+  /** `onClose` is told when the connection ends, whoever ended it; `extensions` is offered as Sec-WebSocket-Extensions. */
+  static open(url: string, onText: (payload: Buffer) => void, onClose?: () => void, extensions?: string): Promise<RawSocket> {
     const { protocol, host, hostname, port, pathname, search } = new URL(url);
     const secure = protocol === 'wss:';
     return new Promise((resolve, reject) => {
@@ -32,7 +41,9 @@ export class RawSocket {
       socket.once('error', reject);
       if (onClose !== undefined) socket.once('close', onClose);
       socket.once(secure ? 'secureConnect' : 'connect', () => {
-        socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+        socket.write(
+          `GET ${pathname}${search} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n${extensions === undefined ? '' : `Sec-WebSocket-Extensions: ${extensions}\r\n`}\r\n`,
+        );
       });
       socket.on('data', (chunk: Buffer) => {
         if (raw.upgraded) return raw.read(chunk);
@@ -90,6 +101,7 @@ export class RawSocket {
       const payload = data.subarray(start, start + length);
       offset = start + length;
       if (opcode === OP_TEXT) this.onText(payload);
+      else if (opcode === OP_BINARY) this.onBinary?.(payload);
       else if (opcode === OP_PING) this.write(OP_PONG, Buffer.from(payload));
       else if (opcode === OP_CLOSE) this.socket.end();
     }

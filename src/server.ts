@@ -67,7 +67,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const bus = await openBus(config, log);
   const apps = new AppDirectory(database.db, bus);
   const topics = new TopicRegistry();
-  const shapes = new Shapes(topics);
+  const shapes = new Shapes(topics, config.wsCompact.window);
   const core: Core = {
     config,
     log,

@@ -1,4 +1,4 @@
-import { canonicalCursor, CompactDecoder, type Dictionary, type Table, type TopicShape, type Where } from './compact.js';
+import { canonicalCursor, CompactDecoder, type Dictionary, Table, type TopicShape, type Where } from './compact.js';
 
 /** A frame as the server writes it for plain sockets (docs/realtime.md); compact frames are read back into these. */
 export interface Frame {
@@ -96,7 +96,8 @@ export class CompactStream {
   private follow(topic: string, n: number): void {
     const colon = topic.indexOf(':');
     const shape = this.decoderOf().dictionary.topics[topic.slice(0, colon)];
-    this.topics.set(n, { topic, where: { topicId: topic.slice(colon + 1), appId: this.appId }, shape, table: new Map() });
+    // Kept twice the server's window: frames sent to this socket alone (a topic's snapshot) are no part of it.
+    this.topics.set(n, { topic, where: { topicId: topic.slice(colon + 1), appId: this.appId }, shape, table: new Table(2 * this.decoderOf().dictionary.window) });
   }
 
   private state(n: number): TopicState {
@@ -108,20 +109,22 @@ export class CompactStream {
   /** `[t, data, seq?, prev?, event?, cursor?]`. */
   private item(parts: readonly unknown[]): Frame {
     const state = this.state(parts[0] as number);
-    const data = this.decoderOf().value(parts[1], state.shape?.kind ?? null, state.where, state.table);
-    return { type: 'event', topic: state.topic, data, ...positions(state.shape, parts.slice(2), (seq) => (seq === undefined ? undefined : seq - 1)) };
+    const told = positions(state.shape, parts.slice(2), (seq) => (seq === undefined ? undefined : seq - 1));
+    const data = this.decoderOf().value(parts[1], state.shape?.kind ?? null, state.where, state.table, told.seq === undefined ? undefined : -told.seq);
+    state.table.tick();
+    return { type: 'event', topic: state.topic, data, ...told };
   }
 
   /** `{"type":"batch","t","p","e":[…]}`: objects numbered within the batch only. */
   private batch(n: number, prev: number | undefined, entries: readonly unknown[]): Frame[] {
     const state = this.state(n);
-    const table: Table = new Map();
+    const table = new Table();
     let before = prev;
     return entries.map((entry) => {
       const [encoded, ...rest] = Array.isArray(entry) ? entry : [entry, before === undefined ? null : before + 1];
       // [data, seq, event?, cursor?] → positions' [seq, prev, event, cursor]
       const told = positions(state.shape, [rest[0], before ?? null, ...rest.slice(1)].slice(0, rest.length + 1), () => before);
-      const data = this.decoderOf().value(encoded, state.shape?.kind ?? null, state.where, table);
+      const data = this.decoderOf().value(encoded, state.shape?.kind ?? null, state.where, table, told.seq === undefined ? undefined : -told.seq);
       before = told.seq;
       return { type: 'event', topic: state.topic, data, ...told };
     });

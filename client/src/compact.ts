@@ -21,6 +21,8 @@ export interface TopicShape {
 
 export interface Dictionary {
   id: string;
+  /** Frames an object stays referable after the last that carried it. */
+  window: number;
   shapes: Record<string, Shape>;
   topics: Record<string, TopicShape>;
 }
@@ -31,8 +33,36 @@ export interface Where {
   appId: string;
 }
 
-/** Objects a stream was given by number (per topic, or per batch). */
-export type Table = Map<number, Json>;
+/**
+ * Objects a stream was given by number (per topic, or per batch), each let go once `keep` frames
+ * passed without one carrying it (the server refers to none older than its window).
+ */
+export class Table {
+  private readonly objects = new Map<number, { value: Json; frame: number }>();
+  private frames = 0;
+
+  constructor(private readonly keep = Number.POSITIVE_INFINITY) {}
+
+  get(n: number): Json | undefined {
+    const held = this.objects.get(n);
+    if (held !== undefined) held.frame = this.frames;
+    return held?.value;
+  }
+
+  set(n: number, value: Json): void {
+    this.objects.set(n, { value, frame: this.frames });
+  }
+
+  /** A frame of the stream was read. */
+  tick(): void {
+    if (++this.frames % 64 !== 0) return;
+    for (const [n, held] of this.objects) if (held.frame < this.frames - this.keep) this.objects.delete(n);
+  }
+}
+
+const HASHTAG = /(?:^|[^\p{L}\p{N}_&])#([\p{L}\p{N}_]+)/gu;
+const MENTION = /(?:^|[^\p{L}\p{N}_@])@([A-Za-z0-9_]+)/gu;
+const words = (text: string, pattern: RegExp, mark: string) => [...new Set(Array.from(text.matchAll(pattern), (m) => `${mark}${m[1]}`))];
 
 function copy<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
@@ -65,8 +95,11 @@ export function canonicalCursor(shape: TopicShape | undefined, seq: number | und
 export class CompactDecoder {
   constructor(readonly dictionary: Dictionary) {}
 
-  /** A value where objects of `expected` kind stand: a number is an object the table holds. */
-  value(v: unknown, expected: string | null, where: Where, table: Table): unknown {
+  /**
+   * A value where objects of `expected` kind stand: a number is an object the table holds.
+   * `implicit`: the number a frame's item takes without being told (its -seq).
+   */
+  value(v: unknown, expected: string | null, where: Where, table: Table, implicit?: number): unknown {
     if (typeof v === 'number') return copy(this.held(table, v));
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
     const encoded = v as Json;
@@ -77,16 +110,19 @@ export class CompactDecoder {
     const shape = kind === null ? undefined : this.dictionary.shapes[kind];
     if (kind === null || shape === undefined) throw new Error(`compact frame: no shape for ${String(kind)}`);
     const object = this.whole(encoded, kind, shape, where, table);
-    if (typeof encoded['#'] === 'number') {
-      table.set(encoded['#'], object);
-      return copy(object);
-    }
-    return object;
+    const n = typeof encoded['#'] === 'number' ? encoded['#'] : shape.identity === undefined ? undefined : implicit;
+    if (n === undefined) return object;
+    table.set(n, object);
+    return copy(object);
   }
 
-  /** Objects a `refs` frame gives the topic's table. */
+  /** Objects a `refs` frame gives the topic's table (URL prefixes as `{"k":"url","#":n,"s":…}`). */
   take(objects: readonly unknown[], where: Where, table: Table): void {
-    for (const object of objects) this.value(object, null, where, table);
+    for (const object of objects) {
+      const given = object as Json;
+      if (given['k'] === 'url') table.set(given['#'] as number, { s: given['s'] });
+      else this.value(object, null, where, table);
+    }
   }
 
   private held(table: Table, n: number): Json {
@@ -101,6 +137,8 @@ export class CompactDecoder {
         return unpackUuid(v);
       case 'time':
         return unpackTime(v);
+      case 'url':
+        return this.url(v, table);
       case 'obj':
         return this.value(v, (field[3] as string | null | undefined) ?? null, where, table);
       default:
@@ -137,6 +175,8 @@ export class CompactDecoder {
         return copy(field[3]);
       case 'obj':
         return null;
+      case 'url':
+        return '';
       case 'topic':
         return where.topicId;
       case 'app':
@@ -153,6 +193,10 @@ export class CompactDecoder {
         return new Date(get(of) as number).toISOString();
       case 'epoch':
         return Date.parse(get(of) as string);
+      case 'hashtags':
+        return words(String(get(of)), HASHTAG, '#');
+      case 'mentions':
+        return words(String(get(of)), MENTION, '@');
       case 'sub': {
         const inner = get(of) as Json | null;
         return inner === null || inner === undefined ? null : (inner[field[4] as string] ?? null);
@@ -160,6 +204,15 @@ export class CompactDecoder {
       default:
         return undefined;
     }
+  }
+
+  /** `[prefix, rest]`: the prefix given here as `{"#":n,"s":…}`, or by its number. */
+  private url(v: unknown, table: Table): unknown {
+    if (!Array.isArray(v)) return v;
+    const [prefix, rest] = v as [number | { '#': number; s: string }, string];
+    if (typeof prefix === 'number') return `${this.held(table, prefix)['s'] as string}${rest}`;
+    table.set(prefix['#'], { s: prefix.s });
+    return `${prefix.s}${rest}`;
   }
 
   /** `{"^":n, …}`: the object numbered n with the fields written here changed; it replaces n. */

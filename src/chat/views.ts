@@ -109,7 +109,7 @@ export const EVENT_SHAPE: Shape = {
     ['active', 'ac', 'eq', true],
     ['shadowban', 'sb', 'eq', false],
     ['mutedby', 'mb', 'eq', []],
-    ['hashtags', 'ht', 'eq', []],
+    ['hashtags', 'ht', 'hashtags', 'body'],
     ['likecount', 'lc', 'eq', 0],
     ['replycount', 'rc', 'eq', 0],
     ['reactions', 'rx', 'eq', []],

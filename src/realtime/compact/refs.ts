@@ -4,6 +4,7 @@ type Json = Record<string, unknown>;
 
 interface Entry {
   n: number;
+  kind: string;
   value: Json;
   /** The index of the last frame that carried it. */
   frame: number;
@@ -33,7 +34,10 @@ class Given {
  * subscriber that received those frames holds them. A frame is written twice from it: `whole`
  * (every such object in full with its number, for subscribers that joined lately) and `known`
  * (by number while unchanged, as changes otherwise, for those that received every one of the
- * last `window` frames, or a snapshot of the table). An object not carried for `window` frames is let go.
+ * last `window` frames, or a snapshot). An object not carried for `window` frames is let go.
+ *
+ * A snapshot holds the objects of other kinds than the topic's items (its users: few, and in every
+ * item); items (events a reaction points to) carried before the last snapshot was given go whole.
  */
 export class RefTable {
   private readonly entries = new Map<string, Entry>();
@@ -41,27 +45,33 @@ export class RefTable {
   private nextNumber = 0;
   /** Frames written so far: the next one's index. */
   frames = 0;
+  /** Frames written when the last snapshot was given. */
+  private horizon = 0;
 
-  constructor(readonly window: number) {}
+  constructor(
+    readonly window: number,
+    private readonly itemKind: string | undefined,
+  ) {}
 
   /** The scopes of the next frame; call `done` once both were written (or the one needed). */
   nextFrame(): FrameRefs {
     return new FrameRefs(this);
   }
 
-  /** Entries every subscriber holding the last `window` frames knows (a newcomer's snapshot); undefined past `max`. */
-  live(max: number): { n: number; value: Json }[] | undefined {
-    const out: { n: number; value: Json }[] = [];
+  /** What a newcomer is given to take references at once (the current objects but items); undefined past `max`. */
+  snapshot(max: number): { n: number; kind: string; value: Json }[] | undefined {
+    const out: { n: number; kind: string; value: Json }[] = [];
     for (const entry of this.entries.values()) {
-      if (!this.current(entry)) continue;
+      if (!this.current(entry) || entry.kind === this.itemKind) continue;
       if (out.length === max) return undefined;
-      out.push({ n: entry.n, value: entry.value });
+      out.push({ n: entry.n, kind: entry.kind, value: entry.value });
     }
     return out;
   }
 
-  get size(): number {
-    return this.entries.size;
+  /** A newcomer was given the snapshot: items carried before now are unknown to it. */
+  given(): void {
+    this.horizon = this.frames;
   }
 
   /** @internal FrameRefs */
@@ -74,22 +84,27 @@ export class RefTable {
     return entry.frame >= this.frames - this.window;
   }
 
+  /** @internal FrameRefs: every subscriber taking references holds it. */
+  known(entry: Entry): boolean {
+    return this.current(entry) && (entry.kind !== this.itemKind || entry.frame >= this.horizon);
+  }
+
   /** @internal FrameRefs */
   number(): number {
     return this.free.pop() ?? this.nextNumber++;
   }
 
-  /** @internal FrameRefs: the frame's objects as it left them; entries past the window let go. */
-  commit(latest: Map<string, { n: number; value: Json }>): void {
+  /** @internal FrameRefs: the frame's objects as it left them; entries past the window let go (implicit numbers, below 0, are not taken again). */
+  commit(latest: Map<string, { n: number; kind: string; value: Json }>): void {
     const index = this.frames++;
-    for (const [key, { n, value }] of latest) {
+    for (const [key, { n, kind, value }] of latest) {
       this.entries.delete(key);
-      this.entries.set(key, { n, value, frame: index });
+      this.entries.set(key, { n, kind, value, frame: index });
     }
     for (const [key, entry] of this.entries) {
       if (this.current(entry)) break;
       this.entries.delete(key);
-      this.free.push(entry.n);
+      if (entry.n >= 0) this.free.push(entry.n);
     }
   }
 }
@@ -98,7 +113,7 @@ export class RefTable {
 export class FrameRefs {
   /** Numbers of the objects this frame carries (new ones taken once for both ways). */
   private readonly numbers = new Map<string, number>();
-  private readonly latest = new Map<string, { n: number; value: Json }>();
+  private readonly latest = new Map<string, { n: number; kind: string; value: Json }>();
 
   constructor(private readonly table: RefTable) {}
 
@@ -111,8 +126,8 @@ export class FrameRefs {
     this.table.commit(this.latest);
   }
 
-  private numberOf(key: string): number {
-    let n = this.numbers.get(key) ?? this.table.entry(key)?.n;
+  private numberOf(key: string, implicit: number | undefined): number {
+    let n = this.numbers.get(key) ?? this.table.entry(key)?.n ?? implicit;
     if (n === undefined) n = this.table.number();
     this.numbers.set(key, n);
     return n;
@@ -121,15 +136,15 @@ export class FrameRefs {
   private scope(useTable: boolean): RefScope {
     const given = new Given();
     return {
-      place: (kind, id, value) => {
+      place: (kind, id, value, implicit) => {
         const key = keyOf(kind, id);
-        const n = this.numberOf(key);
-        this.latest.set(key, { n, value });
+        const n = this.numberOf(key, implicit);
+        this.latest.set(key, { n, kind, value });
         const again = given.again(key, value);
         if (again !== undefined) return again;
         given.set(key, n, value);
         const entry = useTable ? this.table.entry(key) : undefined;
-        if (entry === undefined || !this.table.current(entry)) return { as: 'whole', n };
+        if (entry === undefined || !this.table.known(entry)) return { as: 'whole', n, implicit: n === implicit };
         return entry.value === value || equalJson(entry.value, value) ? { as: 'ref', n } : { as: 'delta', n, base: entry.value };
       },
     };
@@ -141,13 +156,13 @@ export function batchRefs(): RefScope {
   const given = new Given();
   let next = 0;
   return {
-    place: (kind, id, value) => {
+    place: (kind, id, value, implicit) => {
       const key = keyOf(kind, id);
       const again = given.again(key, value);
       if (again !== undefined) return again;
-      const n = next++;
+      const n = implicit ?? next++;
       given.set(key, n, value);
-      return { as: 'whole', n };
+      return { as: 'whole', n, implicit: implicit !== undefined };
     },
   };
 }

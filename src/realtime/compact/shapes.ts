@@ -7,13 +7,16 @@ import { createHash } from 'node:crypto';
  *
  * - `[name, key]`: always written.
  * - `eq`, value: left out when equal to the value.
- * - `same` | `lower` | `uuidtime` | `iso` | `epoch`, field: left out when it is that field's value,
- *   lower-cased, the time of that field's UUIDv7 (ms), the ISO 8601 text of that field's ms, or the
- *   ms of that field's ISO 8601 text.
+ * - `same` | `lower` | `uuidtime` | `iso` | `epoch` | `hashtags` | `mentions`, field: left out when it
+ *   is that field's value, lower-cased, the time of that field's UUIDv7 (ms), the ISO 8601 text of
+ *   that field's ms, the ms of that field's ISO 8601 text, or the `#tag` / `@handle` words of that
+ *   field's text (src/text/tags.ts; docs/realtime.md gives the patterns).
  * - `sub`, field, inner: left out when it is `inner` of the object in `field` (null when none).
  * - `topic` | `app`: left out when it is the id of the topic the frame is on, or of its application.
  * - `uuid`: a UUID, written as its 16 bytes in base64url (22 characters).
  * - `time`: an ISO 8601 time with milliseconds, written as its ms since the epoch.
+ * - `url`: left out when empty; else `[prefix, rest]`, cut after the last `/`: the prefix (a CDN's
+ *   avatar folder, shared by many users) is given once per stream as `{"#":n,"s":prefix}`, then as n.
  * - `obj`, kind: an object of that kind (any kind when null), written compact too; left out when null.
  *
  * A field whose value its rule cannot write (or one the shape does not name) goes as it is in the
@@ -21,9 +24,9 @@ import { createHash } from 'node:crypto';
  */
 export type Field =
   | readonly [name: string, key: string]
-  | readonly [name: string, key: string, rule: 'topic' | 'app' | 'uuid' | 'time']
+  | readonly [name: string, key: string, rule: 'topic' | 'app' | 'uuid' | 'time' | 'url']
   | readonly [name: string, key: string, rule: 'eq', value: unknown]
-  | readonly [name: string, key: string, rule: 'same' | 'lower' | 'uuidtime' | 'iso' | 'epoch', of: string]
+  | readonly [name: string, key: string, rule: 'same' | 'lower' | 'uuidtime' | 'iso' | 'epoch' | 'hashtags' | 'mentions', of: string]
   | readonly [name: string, key: string, rule: 'sub', of: string, inner: string]
   | readonly [name: string, key: string, rule: 'obj', kind: string | null];
 
@@ -65,7 +68,11 @@ export class Shapes {
   private topicShapes: Map<string, TopicShape> | undefined;
   private made: Dictionary | undefined;
 
-  constructor(private readonly topicKinds: TopicKinds) {}
+  /** `window`: frames an object stays referable after it was last carried (the client keeps it that long). */
+  constructor(
+    private readonly topicKinds: TopicKinds,
+    private readonly window: number,
+  ) {}
 
   register(kind: string, shape: Shape): void {
     if (this.shapes.has(kind)) throw new Error(`shape ${kind} is registered twice`);
@@ -97,7 +104,7 @@ export class Shapes {
   /** The shapes and topic shapes, as a compact client is sent them once (and again only when they change). */
   dictionary(): Dictionary {
     if (this.made !== undefined) return this.made;
-    const body = JSON.stringify({ shapes: Object.fromEntries(this.shapes), topics: Object.fromEntries(this.topics()) });
+    const body = JSON.stringify({ window: this.window, shapes: Object.fromEntries(this.shapes), topics: Object.fromEntries(this.topics()) });
     const id = createHash('sha256').update(body).digest('base64url').slice(0, 12);
     this.made = { id, json: `{"id":${JSON.stringify(id)},${body.slice(1)}` };
     return this.made;

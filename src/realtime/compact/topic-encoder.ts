@@ -48,7 +48,7 @@ export class TopicEncoder {
     private readonly settings: CompactSettings,
     private readonly shape: TopicShape | undefined,
   ) {
-    this.table = new RefTable(settings.window);
+    this.table = new RefTable(settings.window, shape?.kind);
     this.writer = settings.writer;
     this.shapes = settings.shapes;
   }
@@ -56,8 +56,9 @@ export class TopicEncoder {
   frames(message: LiveMessage, prev: number | undefined, withKnown: boolean): CompactFrames {
     const refs = this.table.nextFrame();
     const expected = this.shape?.kind ?? null;
-    const whole = compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.whole), message, prev, this.shape);
-    const known = withKnown ? compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.known), message, prev, this.shape) : undefined;
+    const implicit = message.seq === undefined ? undefined : -message.seq;
+    const whole = compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.whole, implicit), message, prev, this.shape);
+    const known = withKnown ? compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.known, implicit), message, prev, this.shape) : undefined;
     refs.done();
     return { whole, known };
   }
@@ -69,7 +70,7 @@ export class TopicEncoder {
     return batchFrame(
       this.ref,
       prev,
-      items.map((message) => ({ message, data: this.writer.value(message.data, expected, this.where, refs) })),
+      items.map((message) => ({ message, data: this.writer.value(message.data, expected, this.where, refs, message.seq === undefined ? undefined : -message.seq) })),
       this.shape,
     );
   }
@@ -86,7 +87,10 @@ export class TopicEncoder {
    */
   join(promote: Promote): { snapshot: string | undefined } | undefined {
     const snapshot = this.currentSnapshot();
-    if (snapshot !== undefined) return { snapshot: snapshot.frame };
+    if (snapshot !== undefined) {
+      this.table.given();
+      return { snapshot: snapshot.frame };
+    }
     this.waiting.push({ since: this.table.frames, promote });
     return undefined;
   }
@@ -96,6 +100,7 @@ export class TopicEncoder {
     if (this.waiting.length === 0) return;
     const snapshot = this.currentSnapshot();
     if (snapshot !== undefined) {
+      this.table.given();
       for (const { promote } of this.waiting.splice(0)) promote(snapshot.frame);
       return;
     }
@@ -107,12 +112,13 @@ export class TopicEncoder {
   /** The table as a joining subscriber is given it, made once per frame however many join; undefined when too large. */
   private currentSnapshot(): { frame: string | undefined } | undefined {
     if (this.snapshot?.at === this.table.frames) return this.snapshot.given;
-    const live = this.table.live(this.settings.snapshotObjects);
+    const live = this.table.snapshot(this.settings.snapshotObjects);
     let given: { frame: string | undefined } | undefined;
     if (live !== undefined) {
-      const objects = live.map(({ n, value }) => {
-        const shape = this.shapes.get(value['kind'] as string);
-        return shape === undefined ? value : this.writer.whole(value, value['kind'] as string, shape, null, this.where, NO_REFS, n);
+      const objects = live.map(({ n, kind, value }) => {
+        const shape = this.shapes.get(kind);
+        // A URL prefix (CompactWriter.url) is no REST object: `{"k":"url","#":n,"s":prefix}`.
+        return shape === undefined ? { k: kind, '#': n, ...value } : this.writer.whole(value, kind, shape, null, this.where, NO_REFS, n);
       });
       given = { frame: objects.length === 0 ? undefined : refsFrame(this.ref, objects) };
     }

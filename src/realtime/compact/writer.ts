@@ -1,12 +1,19 @@
 import { jsonOnce } from '../../json-once.js';
+import { extractHashtags, extractMentions } from '../../text/tags.js';
 import type { Field, Shape, Shapes } from './shapes.js';
 
-/** How an object with an identity is written at one place of a frame. */
-export type Placement = { as: 'whole'; n?: number } | { as: 'ref'; n: number } | { as: 'delta'; n: number; base: Record<string, unknown> };
+/**
+ * How an object with an identity is written at one place of a frame: whole (numbered `n`, the number
+ * written unless it is `implicit`), by its number, or as its changes since `base`.
+ */
+export type Placement = { as: 'whole'; n?: number; implicit?: boolean } | { as: 'ref'; n: number } | { as: 'delta'; n: number; base: Record<string, unknown> };
 
-/** Decides, object by object, what the reader of a frame already holds (RefTable, BatchRefs). */
+/**
+ * Decides, object by object, what the reader of a frame already holds (RefTable, batchRefs).
+ * `implicit`: the number the reader gives the object without being told (a feed item's -seq).
+ */
 export interface RefScope {
-  place(kind: string, id: string, value: Record<string, unknown>): Placement;
+  place(kind: string, id: string, value: Record<string, unknown>, implicit?: number): Placement;
 }
 
 /** Every object whole, unnumbered: for a reader that keeps nothing. */
@@ -27,6 +34,10 @@ export function equalJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b) && a.length === 0 && b.length === 0) return true;
   return jsonOnce(a) === jsonOnce(b);
 }
+
+/** URL prefixes are kept in a stream's table as objects of this kind; one shorter than URL_PREFIX_MIN is not worth a number. */
+const URL_PREFIX = 'url';
+const URL_PREFIX_MIN = 12;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -69,6 +80,12 @@ function derived(field: Field, value: Json, where: Where): unknown {
       const text = value[of];
       return typeof text === 'string' ? Date.parse(text) : undefined;
     }
+    case 'hashtags':
+    case 'mentions': {
+      const text = value[of];
+      if (typeof text !== 'string') return undefined;
+      return field[2] === 'hashtags' ? extractHashtags(text) : extractMentions(text);
+    }
     case 'sub': {
       const inner = value[of];
       return typeof inner === 'object' && inner !== null ? ((inner as Json)[field[4] as string] ?? null) : null;
@@ -97,8 +114,11 @@ function names(shape: Shape): Set<string> {
 export class CompactWriter {
   constructor(private readonly shapes: Shapes) {}
 
-  /** Any value in a place where objects of `expected` kind stand (null: any kind). */
-  value(v: unknown, expected: string | null, where: Where, refs: RefScope): unknown {
+  /**
+   * Any value in a place where objects of `expected` kind stand (null: any kind). `implicit`: the
+   * number a frame's item takes without writing it (its -seq), when it has an identity.
+   */
+  value(v: unknown, expected: string | null, where: Where, refs: RefScope, implicit?: number): unknown {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
     const object = v as Json;
     const kind = object['kind'];
@@ -106,13 +126,13 @@ export class CompactWriter {
     // An object of a kind with no shape goes as REST writes it: its `kind` says so; one with no kind, wrapped.
     if (shape === undefined) return typeof kind === 'string' ? object : { '=': object };
     const id = shape.identity === undefined ? undefined : object[shape.identity];
-    const placed: Placement = typeof id === 'string' ? refs.place(kind as string, id, object) : { as: 'whole' };
+    const placed: Placement = typeof id === 'string' ? refs.place(kind as string, id, object, implicit) : { as: 'whole' };
     if (placed.as === 'ref') return placed.n;
     if (placed.as === 'delta') {
       const delta = this.delta(object, placed.base, shape, placed.n, where, refs);
       if (delta !== undefined) return delta;
     }
-    return this.whole(object, kind as string, shape, expected, where, refs, placed.n);
+    return this.whole(object, kind as string, shape, expected, where, refs, placed.as === 'whole' && placed.implicit === true ? undefined : placed.n);
   }
 
   /** The object in full, fields at their default or derivable left out; numbered `n` when the reader is to keep it. */
@@ -148,6 +168,11 @@ export class CompactWriter {
           if (typeof v === 'object' && !Array.isArray(v)) out[key] = this.value(v, field[3] as string | null, where, refs);
           else (extra ??= {})[name] = v;
           break;
+        case 'url':
+          if (v === '') break;
+          if (typeof v === 'string') out[key] = this.url(v, refs);
+          else (extra ??= {})[name] = v;
+          break;
         default:
           if (!equalJson(derived(field, object, where), v)) out[key] = v;
       }
@@ -157,6 +182,17 @@ export class CompactWriter {
     if (extra !== undefined) out['+'] = extra;
     if (absent !== undefined) out['-'] = absent;
     return out;
+  }
+
+  /** `[prefix, rest]` cut after the last `/`, the prefix given once per stream and then by number (a text too short to pay stays as it is). */
+  private url(text: string, refs: RefScope): unknown {
+    const cut = text.lastIndexOf('/') + 1;
+    if (cut < URL_PREFIX_MIN) return text;
+    const prefix = text.slice(0, cut);
+    const placed = refs.place(URL_PREFIX, prefix, { s: prefix });
+    const rest = text.slice(cut);
+    if (placed.as !== 'whole') return [placed.n, rest];
+    return placed.n === undefined ? text : [{ '#': placed.n, s: prefix }, rest];
   }
 
   /** The fields that differ from `base` (the version the reader holds as `n`); undefined when a field went missing (then it goes whole). */
@@ -171,7 +207,9 @@ export class CompactWriter {
       }
       const v = object[name];
       if (equalJson(v, base[name])) continue;
-      if (rule === 'uuid' || rule === 'time') {
+      if (rule === 'url' && typeof v === 'string') {
+        out[key] = this.url(v, refs);
+      } else if (rule === 'uuid' || rule === 'time') {
         const packed = rule === 'uuid' ? packUuid(v) : packTime(v);
         if (packed !== undefined) out[key] = packed;
         else (extra ??= {})[name] = v;
