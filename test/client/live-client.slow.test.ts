@@ -47,6 +47,8 @@ function live(config: Partial<LiveConfig> = {}): LiveClient {
     apiToken: app.token,
     endpoint: `${proxy.url}/api/v3`,
     WebSocket: WebSocket as unknown as LiveConfig['WebSocket'],
+    // Compact frames unless the run asks for plain ones (TEST_WS_ENCODING=plain): each mode's guarantees are the same.
+    compact: process.env['TEST_WS_ENCODING'] !== 'plain',
     reconnectDelayMs: 50,
     maxReconnectDelayMs: 500,
     ...config,
@@ -125,6 +127,28 @@ describe('engage-client in Node', () => {
     app = { ...app, api: new Client(server.url, app.appid, app.token) };
     await post(app.api, roomid, users, 'two ', 30);
     await expectWhole(received, roomid, start, 60);
+  }, 120_000);
+
+  it('waits the delay a node shutting down gives (1001, reconnect in N ms) before it reconnects, so its crowd spreads', async () => {
+    const { roomid, start } = await newRoom();
+    const client = live();
+    const seen: { type: string; at: number; event: unknown }[] = [];
+    for (const type of ['connecting', 'disconnected'] as (keyof LiveEvents)[]) client.on(type, (event) => seen.push({ type, at: performance.now(), event }));
+    client.subscribe(`room:${roomid}`, { cursor: start, onEvent: () => {} });
+    await connected(client);
+    await server.stop();
+    await until(() => seen.some((s) => s.type === 'disconnected'), 10_000, 'the close');
+    const lost = seen.find((s) => s.type === 'disconnected') as (typeof seen)[number];
+    const { code, reason, delayMs } = lost.event as LiveEvents['disconnected'];
+    const hinted = Number(/reconnect in (\d+) ms/.exec(reason)?.[1]);
+    expect({ code, delayMs }).toEqual({ code: 1001, delayMs: hinted });
+    server = await spawnServer(ENV);
+    proxy.target = server.port;
+    app = { ...app, api: new Client(server.url, app.appid, app.token) };
+    await until(() => seen.some((s) => s.type === 'connecting' && s.at > lost.at), 15_000, 'the reconnect');
+    const again = seen.find((s) => s.type === 'connecting' && s.at > lost.at) as (typeof seen)[number];
+    expect(again.at - lost.at).toBeGreaterThanOrEqual(hinted - 5);
+    await connected(client);
   }, 120_000);
 
   it('replaces a socket that went silent (ping) and resumes without gap', async () => {
