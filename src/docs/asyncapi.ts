@@ -47,7 +47,25 @@ const serverFrames = (topic: JsonSchema): Record<string, { summary: string; payl
     payload: frame('error', { code: { enum: [...ERROR_CODES] }, message: str, topic }, ['code', 'message']),
   },
   pong: { summary: 'Answer to ping.', payload: frame('pong', {}, []) },
+  ref: {
+    summary: 'Compact frames (?encoding=compact): comes before anything of a topic; frames of the topic carry its number t.',
+    payload: frame('ref', { topic, t: { type: 'integer' } }, ['topic', 't']),
+  },
+  refs: {
+    summary: "Compact frames: objects to keep before the topic's first item, each whole with its kind k and number #.",
+    payload: frame('refs', { t: { type: 'integer' }, r: { type: 'array', items: { type: 'object' } } }, ['t', 'r']),
+  },
+  batch: {
+    summary: 'Compact frames: replayed items of topic t; a binary frame is a batch deflated (compress=deflate-raw). See docs/realtime.md, Compact frames.',
+    payload: frame('batch', { t: { type: 'integer' }, p: { type: ['integer', 'null'] }, e: { type: 'array' } }, ['t', 'p', 'e']),
+  },
 });
+
+/** A live item in compact frames: `[t, data, seq?, prev?, event?, cursor?]`. */
+const compactEvent = {
+  summary: 'Compact frames: a live item of topic t, data written by its shape (the ready frame\'s dictionary). See docs/realtime.md, Compact frames.',
+  payload: { type: 'array', prefixItems: [{ type: 'integer' }, {}, { type: ['integer', 'null'] }, { type: ['integer', 'null'] }, { type: ['string', 'null'] }, { type: ['string', 'null'] }], minItems: 2, maxItems: 6 },
+};
 
 /** Events of a kind that can resume from a cursor carry their seq and cursor. */
 const eventPayload = (kind: string, def: TopicKindDef): JsonSchema =>
@@ -94,15 +112,16 @@ export function asyncApiDocument(info: { version: string }, protocol: Protocol):
   for (const [type, { summary, payload }] of Object.entries(server)) messages[type] = { name: type, title: `${type} (server → client)`, summary, payload };
   for (const [kind, def] of topics)
     messages[`event-${kind}`] = { name: `event-${kind}`, title: `event on ${kind}:{id}`, summary: `Who may subscribe: ${def.doc.who}.`, payload: eventPayload(kind, def) };
+  messages['event-compact'] = { name: 'event-compact', title: 'event in compact frames (server → client)', ...compactEvent };
 
-  const serverTypes = [...Object.keys(server), ...topics.map(([kind]) => `event-${kind}`)];
+  const serverTypes = [...Object.keys(server), ...topics.map(([kind]) => `event-${kind}`), 'event-compact'];
   return {
     asyncapi: '3.0.0',
     info: {
       title: 'engage-server WebSocket protocol and event stream',
       version: info.version,
       description:
-        'One WebSocket per application, on the REST port. Frames are JSON text, one object per frame. Authenticate with the x-api-token header, ?token=, or an auth frame within ' +
+        'One WebSocket per application, on the REST port. Frames are JSON text, one object per frame (with ?encoding=compact, live items are compact arrays: docs/realtime.md, Compact frames). Authenticate with the x-api-token header, ?token=, or an auth frame within ' +
         `${AUTH_TIMEOUT_MS / 1000} s; an optional user token as Authorization: Bearer, ?jwt=, or the auth frame's jwt. Close codes: see x-close-codes on the channel. ` +
         'The same topics as server-sent events: GET /api/v3/{appid}/sse?topic=…&token=…&jwt=…, resumable by Last-Event-ID. See docs/realtime.md.',
     },
@@ -115,7 +134,16 @@ export function asyncApiDocument(info: { version: string }, protocol: Protocol):
         bindings: {
           ws: {
             method: 'GET',
-            query: { type: 'object', properties: { token: { type: 'string', description: "The application's API token." }, jwt: { type: 'string', description: 'A user token.' } } },
+            query: {
+              type: 'object',
+              properties: {
+                token: { type: 'string', description: "The application's API token." },
+                jwt: { type: 'string', description: 'A user token.' },
+                encoding: { const: 'compact', description: 'Compact frames (docs/realtime.md).' },
+                compress: { const: 'deflate-raw', description: 'Compact frames: replayed batches may come deflated, as binary frames.' },
+                dictionary: { type: 'string', description: 'Compact frames: the id of the dictionary the client holds.' },
+              },
+            },
             headers: { type: 'object', properties: { 'x-api-token': str, authorization: { type: 'string', description: 'Bearer <user token>' } } },
           },
         },
