@@ -15,6 +15,21 @@ interface Packed {
   gzip: Buffer;
 }
 
+/**
+ * An answer made for one request (a read nobody shares, a list answered to a POST such as a
+ * search): gzipped at the fastest level, as its compression is paid once per request.
+ */
+export function gzippedForOne(body: string | Buffer): Buffer {
+  return gzipSync(body, { level: 1 });
+}
+
+/** Reads and lists are compressed for clients that take it; writes (a post's answer) stay plain, off the hot path. */
+export function compressible(method: string, data: unknown): boolean {
+  if (method === 'GET') return true;
+  const kind = typeof data === 'object' && data !== null ? (data as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' && kind.startsWith('list.');
+}
+
 /** Keyed by the shared piece the answer is made of: it lives as long as the shared answer does. */
 const packedAnswers = new WeakMap<Buffer, Packed>();
 

@@ -19,7 +19,7 @@ import type { Method, Reply, RequestContext, RouteDef, SharedJson } from './rout
 import { Router } from './router.js';
 import { isMethod, methodNotAllowed, notAMethod } from './request-line.js';
 import { endAnswer } from './head.js';
-import { GZIP_FROM_BYTES, gzippedOnce, takesGzip } from './encoding.js';
+import { compressible, GZIP_FROM_BYTES, gzippedForOne, gzippedOnce, takesGzip } from './encoding.js';
 import { HEADERS_LIMIT, HEADERS_TOO_LARGE } from './header-limit.js';
 import { statusLine } from './status.js';
 import { mayHoldUnstorable } from './storable.js';
@@ -155,7 +155,11 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
         const status = reply.status ?? 200;
         const shared = sharedJson(reply);
-        if (shared === undefined || status === 204 || !incoming.gzip || shared.json.length < GZIP_FROM_BYTES) return respond(status, replyBody(status, reply));
+        if (shared === undefined || status === 204 || !incoming.gzip || shared.json.length < GZIP_FROM_BYTES) {
+          const body = replyBody(status, reply);
+          if (!incoming.gzip || status === 204 || body.length < GZIP_FROM_BYTES || !compressible(method, reply.data)) return respond(status, body);
+          return respond(status, gzippedForOne(body), GZIPPED);
+        }
         const around = `${status}\u0000${reply.message ?? ''}\u0000${shared.before}\u0000${shared.after}`;
         respond(
           status,
@@ -290,7 +294,7 @@ function send(
     res.writeStatus(statusLine(status));
     res.writeHeader('content-type', 'application/json; charset=utf-8');
     if (allowOrigin !== '') res.writeHeader('access-control-allow-origin', allowOrigin);
-    // Shared answers go gzipped to clients that take it: a cache on the way keeps the encodings apart.
+    // Reads and lists go gzipped to clients that take it: a cache on the way keeps the encodings apart.
     res.writeHeader('vary', allowOrigin === '*' ? 'accept-encoding' : 'origin, accept-encoding');
     res.writeHeader('x-request-id', requestId);
     res.writeHeader('access-control-expose-headers', EXPOSED_HEADERS);

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newApp, type TestApp } from '../helpers/api.js';
-import { rawGet, type RawAnswer } from '../helpers/raw-get.js';
+import { rawGet, rawRequest, type RawAnswer } from '../helpers/raw-get.js';
 import { newConversation, postComment } from '../comments/helpers.js';
 
 /** A GET of the app's API with exactly these headers besides the token. */
@@ -57,6 +57,26 @@ describe('compressed answers', () => {
     expect(later.data.events).toHaveLength(earlier.data.events.length + 1);
     expect(later.data.events.at(-1).body).toBe('late goal');
     expect(later.data.cursor).not.toBe(earlier.data.cursor);
+  });
+
+  it('answers made for one request (a later comment page, the users list, a search) gzipped too; a write answer stays plain', async () => {
+    const gzip = { 'x-api-token': app.token, 'accept-encoding': 'gzip' };
+    const first = json(await apiGet(app, `comment/conversations/${conversation}/comments?limit=5`));
+    const reads = [
+      () => apiGet(app, `comment/conversations/${conversation}/comments?limit=10&cursor=${first.data.cursor}`, { 'accept-encoding': 'gzip' }),
+      () => apiGet(app, 'user/users/?limit=50', { 'accept-encoding': 'gzip' }),
+      () => rawRequest('POST', `/api/v3/${app.appid}/user/search`, gzip, { name: 'fan' }),
+    ];
+    for (const read of reads) {
+      const packed = await read();
+      expect(packed.status).toBe(200);
+      expect(packed.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(packed.body).length).toBeGreaterThan(1400);
+    }
+    const said = await rawRequest('POST', `/api/v3/${app.appid}/chat/rooms/${room}/command`, gzip, { userid: 'fan0', command: 'a write answer' });
+    expect(said.status).toBe(200);
+    expect(said.body.length).toBeGreaterThan(1400);
+    expect(said.headers['content-encoding']).toBeUndefined();
   });
 
   it('plain when gzip is refused (q=0) or not offered, and for small answers', async () => {
