@@ -18,6 +18,7 @@
  *   DATABASE_URL=postgres://… npm run bench:storm          # Postgres (a fresh database next to the one named)
  *   PROXY=haproxy|node      # the cutting proxy: HAProxy when installed (least CPU taken from the server), else one in Node
  *   TRANSPORT=ws|sse|both LIVE=15 WARMUP=5 SAMPLE_EVERY=50 RECOVERY_TIMEOUT=300
+ *   ENCODING=compact|plain  # fans' frames: compact (WebSocket with deflated batches, as engage-client asks; event streams with ?encoding=compact), the default, or plain
  *   DATA_DIR=/path   # the embedded database of an earlier start (its initdb can outlast the start's 60 s on a busy machine)
  */
 import { existsSync } from 'node:fs';
@@ -41,6 +42,8 @@ const LIVE = Number(process.env['LIVE'] ?? 15);
 const WARMUP = Number(process.env['WARMUP'] ?? 5);
 const TRANSPORT = (process.env['TRANSPORT'] ?? 'both') as Transport | 'both';
 const SAMPLE_EVERY = Number(process.env['SAMPLE_EVERY'] ?? 50);
+const ENCODING = process.env['ENCODING'] ?? 'compact';
+if (!['compact', 'plain'].includes(ENCODING)) throw new Error(`ENCODING is compact or plain, not ${ENCODING}`);
 const RECOVERY_TIMEOUT = Number(process.env['RECOVERY_TIMEOUT'] ?? 300);
 const databaseUrl = process.env['DATABASE_URL'];
 const PROXY = process.env['PROXY'];
@@ -104,10 +107,12 @@ try {
   const route = { endpoints: [`http://127.0.0.1:${proxy.port}`], appid: app.appid, token: app.token, roomId: room.id };
   for (let i = 0; i < N; i++) {
     const transport: Transport = TRANSPORT === 'both' ? (i % 2 === 0 ? 'ws' : 'sse') : TRANSPORT;
-    fans.push(new StormFan(route, { transport, cursor: start, seq: startSeq, recordIds: i % SAMPLE_EVERY < 2 }));
+    fans.push(new StormFan(route, { transport, cursor: start, seq: startSeq, recordIds: i % SAMPLE_EVERY < 2, compact: ENCODING === 'compact' }));
   }
   for (let i = 0; i < fans.length; i += 100) await Promise.all(fans.slice(i, i + 100).map((f) => f.start()));
-  say(`${N} fans (${TRANSPORT}) on one room through a cutting proxy (${proxyKind}), ${RATE} posts/s, cut ${CUT} s, ${url === undefined ? 'embedded' : 'postgres'}; shared 2-core machine`);
+  say(
+    `${N} fans (${TRANSPORT}; frames ${ENCODING}, event streams gzipped) on one room through a cutting proxy (${proxyKind}), ${RATE} posts/s, cut ${CUT} s, ${url === undefined ? 'embedded' : 'postgres'}; shared 2-core machine`,
+  );
 
   const usage = (): Usage => ({ at: performance.now(), server: cpuSeconds(serverPid), proxy: cpuSeconds(proxy.pid), bench: process.cpuUsage(), delivered: fans.reduce((s, f) => s + f.delivered, 0) });
   const dbPids = url === undefined ? [] : await databaseBackendPids(url);

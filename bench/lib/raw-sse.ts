@@ -1,9 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
+import { createGunzip, type Gunzip } from 'node:zlib';
 
-/** One server-sent event: its `id:` (a room's cursor) and its `data:` line. */
+const INFLATE_EVERY_MS = 10;
+
+/** One server-sent event: its `id:` (a room's cursor), its `event:` name and its `data:` line. */
 export interface RawSseEvent {
   id: string | undefined;
+  event: string;
   data: string;
 }
 
@@ -16,7 +20,8 @@ export interface SseOpening {
 /**
  * A minimal `text/event-stream` reader over plain TCP for the load generator: it reads the status
  * line, undoes chunked transfer encoding and hands each event to one callback, far cheaper per
- * event than fetch and a TextDecoder stream. Single-line `data:` only (the server writes JSON).
+ * event than fetch and a TextDecoder stream. Single-line `data:` only (the server writes JSON). A
+ * gzipped stream (asked for with `accept-encoding: gzip`, as a browser's EventSource does) is inflated as it comes.
  */
 export class RawSse {
   private head = Buffer.alloc(0);
@@ -27,6 +32,9 @@ export class RawSse {
   private line = '';
   private text = '';
   private readonly decoder = new StringDecoder('utf8');
+  private gunzip: Gunzip | undefined;
+  /** Gzipped bytes waiting for the next inflate: each write to a zlib stream costs a trip through the thread pool, so they go every INFLATE_EVERY_MS. */
+  private deflated: Buffer[] = [];
 
   private constructor(
     private readonly socket: Socket,
@@ -74,6 +82,12 @@ export class RawSse {
         }
         sse.opened = true;
         sse.chunked = /transfer-encoding: *chunked/i.test(header);
+        if (/content-encoding: *gzip/i.test(header)) {
+          const gunzip = createGunzip();
+          gunzip.on('data', (text: Buffer) => sse.parse(sse.decoder.write(text)));
+          gunzip.on('error', () => socket.destroy());
+          sse.gunzip = gunzip;
+        }
         settled = true;
         resolve({ sse, opening: { status, body: '' } });
         if (rest.length > 0) sse.read(rest);
@@ -86,13 +100,21 @@ export class RawSse {
     this.socket.resetAndDestroy();
   }
 
+  /** Bytes of the body (chunked encoding undone). */
+  private body(bytes: Buffer): void {
+    const gunzip = this.gunzip;
+    if (gunzip === undefined) return this.parse(this.decoder.write(bytes));
+    if (this.deflated.push(Buffer.from(bytes)) > 1) return;
+    setTimeout(() => gunzip.write(Buffer.concat(this.deflated.splice(0))), INFLATE_EVERY_MS);
+  }
+
   private read(data: Buffer): void {
-    if (!this.chunked) return this.parse(this.decoder.write(data));
+    if (!this.chunked) return this.body(data);
     let offset = 0;
     while (offset < data.length) {
       if (this.chunkLeft > 0) {
         const take = Math.min(this.chunkLeft, data.length - offset);
-        this.parse(this.decoder.write(data.subarray(offset, offset + take)));
+        this.body(data.subarray(offset, offset + take));
         this.chunkLeft -= take;
         offset += take;
         // The CRLF after a chunk's data comes next.
@@ -124,12 +146,14 @@ export class RawSse {
       const block = this.text.slice(0, end);
       this.text = this.text.slice(end + 2);
       let id: string | undefined;
+      let event = 'message';
       let data = '';
       for (const line of block.split('\n')) {
         if (line.startsWith('id:')) id = line.slice(3);
+        else if (line.startsWith('event:')) event = line.slice(6);
         else if (line.startsWith('data:')) data = line.slice(5);
       }
-      if (data !== '') this.onEvent({ id, data });
+      if (data !== '') this.onEvent({ id, event, data });
     }
   }
 }

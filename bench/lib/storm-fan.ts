@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { RawSocket } from '../ws-fanout-raw.js';
 import { RawSse, type RawSseEvent } from './raw-sse.js';
 
@@ -26,12 +27,23 @@ export interface FanOptions {
   holeMs?: number;
   /** Index into `endpoints` of the node to try first. */
   firstEndpoint?: number;
+  /** Compact frames (docs/realtime.md): WebSocket fans with deflated batches as engage-client asks, event streams with `?encoding=compact`. */
+  compact?: boolean;
 }
 
 /** REST `updates` pages a fan too far behind reads, as engage-client does (client/src/live-client.ts). */
 const CATCHUP_PAGE = 500;
 const SEQ = Buffer.from('"seq":');
 const CURSOR = Buffer.from('"cursor":"');
+
+/** The `updates` cursor after `seq` (what compact frames leave out). */
+const updatesCursor = (seq: number) => Buffer.from(`{"u":${seq}}`).toString('base64url');
+
+/** A compact frame's id (its 16 bytes, base64url) as REST writes it. */
+function unpackedId(packed: string): string {
+  const hex = Buffer.from(packed, 'base64url').toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** The feed position an `updates` cursor holds (base64url JSON `{"u":seq}`). */
 export function seqOfCursor(cursor: string): number {
@@ -152,7 +164,7 @@ export class StormFan {
 
   private connectSocket(): void {
     const { appid, token, roomId } = this.route;
-    const url = `${this.base.replace(/^http/, 'ws')}/api/v3/${appid}/ws?token=${encodeURIComponent(token)}`;
+    const url = `${this.base.replace(/^http/, 'ws')}/api/v3/${appid}/ws?token=${encodeURIComponent(token)}${this.options.compact === true ? '&encoding=compact&compress=deflate-raw' : ''}`;
     let socket: RawSocket | undefined;
     let ended = false;
     const end = (problem: string, neverOpened: boolean) => {
@@ -165,8 +177,10 @@ export class StormFan {
     const early: Buffer[] = [];
     const onText = (frame: Buffer) => {
       if (socket === undefined) return void early.push(Buffer.from(frame));
-      // `{"type":"event"…`: bytes 9 and 10 are `e` `v`.
+      // `{"type":"event"…`: bytes 9 and 10 are `e` `v`; a compact item is an array.
       if (frame[9] === 0x65 && frame[10] === 0x76) return this.frameEvent(frame);
+      if (frame[0] === 0x5b) return this.compactItem(JSON.parse(frame.toString()) as unknown[]);
+      if (frame.subarray(0, 16).toString() === '{"type":"batch",') return this.compactBatch(frame);
       const text = frame.toString();
       if (text.startsWith('{"type":"ready"')) subscribe();
       else if (text.startsWith('{"type":"subscribed"')) this.following();
@@ -181,6 +195,7 @@ export class StormFan {
     RawSocket.open(url, onText, () => end('connection closed', socket === undefined)).then(
       (opened) => {
         socket = opened;
+        opened.onBinary = (deflated) => this.compactBatch(inflateRawSync(deflated));
         this.closing = () => opened.close();
         if (ended) opened.close();
         for (const frame of early.splice(0)) onText(frame);
@@ -191,7 +206,7 @@ export class StormFan {
 
   private async connectStream(): Promise<void> {
     const { appid, token, roomId } = this.route;
-    const url = `${this.base}/api/v3/${appid}/sse?topic=room:${encodeURIComponent(roomId)}&token=${encodeURIComponent(token)}`;
+    const url = `${this.base}/api/v3/${appid}/sse?topic=room:${encodeURIComponent(roomId)}&token=${encodeURIComponent(token)}${this.options.compact === true ? '&encoding=compact' : ''}`;
     let ended = false;
     let streaming = false;
     const end = (problem: string, neverOpened: boolean) => {
@@ -202,7 +217,8 @@ export class StormFan {
     try {
       const { sse, opening } = await RawSse.open(
         url,
-        { 'last-event-id': this.cursor },
+        // As a browser's EventSource asks: the stream comes gzipped.
+        { 'last-event-id': this.cursor, ...(process.env['SSE_GZIP'] === 'off' ? {} : { 'accept-encoding': 'gzip, deflate, br' }) },
         (event) => this.streamEvent(event),
         // A refused connection's close can come before its rejection: it never opened unless the stream did.
         () => end('stream closed', !streaming),
@@ -240,10 +256,34 @@ export class StormFan {
     this.arrived(seq, frame, id);
   }
 
+  /** `[t, data, seq, …]`: the seq is the third part (a room's items always carry one). */
+  private compactItem(parts: unknown[]): void {
+    const seq = parts[2] as number;
+    this.arrived(seq, updatesCursor(seq), this.options.recordIds ? unpackedId((parts[1] as { i: string }).i) : undefined);
+  }
+
+  /** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
+  private compactBatch(text: Buffer): void {
+    const batch = JSON.parse(text.toString()) as { p: number | null; e: unknown[] };
+    let seq = batch.p ?? 0;
+    for (const item of batch.e) {
+      const data = (Array.isArray(item) ? item[0] : item) as { i: string };
+      seq = Array.isArray(item) ? (item[1] as number) : seq + 1;
+      this.arrived(seq, updatesCursor(seq), this.options.recordIds ? unpackedId(data.i) : undefined);
+    }
+  }
+
   private streamEvent(event: RawSseEvent): void {
     if (event.id === undefined) return;
-    const id = this.options.recordIds ? (JSON.parse(event.data) as { id: string }).id : undefined;
+    if (event.event === 'batch') return this.compactBatch(Buffer.from(event.data));
+    const id = this.options.recordIds ? this.streamedId(event.data) : undefined;
     this.arrived(seqOfCursor(event.id), event.id, id);
+  }
+
+  /** A streamed event's id: its REST object's, or a compact stream's `[topicIndex, data]`. */
+  private streamedId(data: string): string {
+    const parsed = JSON.parse(data) as { id: string } | [number, { i: string }];
+    return Array.isArray(parsed) ? unpackedId(parsed[1].i) : parsed.id;
   }
 
   private arrived(seq: number, cursor: string | Buffer, id: string | undefined): void {

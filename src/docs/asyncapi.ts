@@ -63,8 +63,13 @@ const serverFrames = (topic: JsonSchema): Record<string, { summary: string; payl
 
 /** A live item in compact frames: `[t, data, seq?, prev?, event?, cursor?]`. */
 const compactEvent = {
-  summary: 'Compact frames: a live item of topic t, data written by its shape (the ready frame\'s dictionary). See docs/realtime.md, Compact frames.',
-  payload: { type: 'array', prefixItems: [{ type: 'integer' }, {}, { type: ['integer', 'null'] }, { type: ['integer', 'null'] }, { type: ['string', 'null'] }, { type: ['string', 'null'] }], minItems: 2, maxItems: 6 },
+  summary: "Compact frames: a live item of topic t, data written by its shape (the ready frame's dictionary). See docs/realtime.md, Compact frames.",
+  payload: {
+    type: 'array',
+    prefixItems: [{ type: 'integer' }, {}, { type: ['integer', 'null'] }, { type: ['integer', 'null'] }, { type: ['string', 'null'] }, { type: ['string', 'null'] }],
+    minItems: 2,
+    maxItems: 6,
+  },
 };
 
 /** Events of a kind that can resume from a cursor carry their seq and cursor. */

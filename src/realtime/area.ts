@@ -15,7 +15,17 @@ export function realtimeArea(core: Core): Area {
   const subscriptions = new Subscriptions({ hub, topics: core.topics, log, maxSubscriptions: config.wsMaxSubscriptions, backpressure });
   const cors = new CorsPolicy(config.corsOrigins);
   const endpoint = new Endpoint({ config, log, apps: core.apps, cors, limits: core.limits, frames: core.frames, subscriptions, backpressure, hub, shapes: core.shapes });
-  const sse = new SseEndpoint({ log, apps: core.apps, cors, limits: core.limits, hub, topics: core.topics, maxSubscriptions: config.wsMaxSubscriptions, maxUnsent: config.wsMaxBackpressure });
+  const sse = new SseEndpoint({
+    log,
+    apps: core.apps,
+    cors,
+    limits: core.limits,
+    hub,
+    topics: core.topics,
+    maxSubscriptions: config.wsMaxSubscriptions,
+    maxUnsent: config.wsMaxBackpressure,
+    shapes: core.shapes,
+  });
   return {
     routes: [],
     attach(app) {

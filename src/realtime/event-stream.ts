@@ -3,13 +3,16 @@ import { jsonOnce } from '../json-once.js';
 import { endAnswer } from '../http/head.js';
 import { statusLine } from '../http/status.js';
 import { envelope } from '../http/envelope.js';
+import { GzipStream, pack, type Packed } from './gzip-stream.js';
 import type { LiveMessage } from './live.js';
 import { goingAwayReason } from './protocol.js';
 
 /**
  * One `text/event-stream` response: the status and headers go out with the first write (so a
  * refusal found before it is still an HTTP error), then events and comments. A reader further
- * behind than `maxUnsent` bytes is cut off, as a WebSocket would be with 4008.
+ * behind than `maxUnsent` bytes is cut off, as a WebSocket would be with 4008. For a client that
+ * takes gzip (every browser's EventSource) the stream is one gzip member (GzipStream): an event's
+ * text, or a replayed slice's, is deflated once for every stream that sends the same bytes.
  */
 export class EventStream {
   closed = false;
@@ -19,6 +22,9 @@ export class EventStream {
   private readonly onEnd: (() => void)[] = [];
   /** What is written while `batch` runs, written at its end. */
   private batched: (string | Buffer)[] | undefined;
+  private readonly gzip: GzipStream | undefined;
+  /** Goes out first, with the browser's reconnect delay (a compact stream's dictionary). */
+  private preamble = RECONNECT_AFTER;
 
   constructor(
     private readonly res: HttpResponse,
@@ -26,7 +32,13 @@ export class EventStream {
     private readonly maxUnsent: number,
     /** Answering HEAD: refusals and the opening carry no body. */
     private readonly head = false,
+    /** The client takes gzip: the stream goes gzipped (`content-encoding` is added to the headers). */
+    gzip = false,
   ) {
+    if (gzip) {
+      this.gzip = new GzipStream();
+      this.headers = [...headers, ['content-encoding', 'gzip']];
+    }
     res.onAborted(() => this.ended());
     res.onWritable(() => {
       this.unsent = 0;
@@ -48,6 +60,16 @@ export class EventStream {
   /** `id:` (when given), `event:` and `data:` (the REST object) of one live message. */
   event(message: LiveMessage, id: string | undefined): void {
     this.write(id !== undefined && id === message.cursor ? atOwnCursor(message) : eventText(message, id));
+  }
+
+  /** Text made elsewhere (a compact stream's items: sse-compact.ts), written as it is. */
+  piece(text: string | Buffer): void {
+    this.write(text);
+  }
+
+  /** Text to go out first, before anything else (the stream must not have started). */
+  preface(text: string): void {
+    this.preamble = `${RECONNECT_AFTER}${text}`;
   }
 
   /** What `send` writes goes out corked, as one write to the socket. */
@@ -99,7 +121,7 @@ export class EventStream {
   end(status: number, body: string): void {
     if (this.closed) return;
     this.res.cork(() => {
-      if (this.started) this.res.end();
+      if (this.started) this.res.end(this.gzip?.end());
       else endAnswer(this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8'), body, this.head);
     });
     this.ended();
@@ -116,8 +138,8 @@ export class EventStream {
    */
   private writeAll(parts: (string | Buffer)[]): void {
     if (this.closed) return;
-    if (!this.started) parts.unshift(RECONNECT_AFTER);
-    const bytes = parts.length === 1 ? (parts[0] as string | Buffer) : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+    if (!this.started) parts.unshift(this.preamble);
+    const bytes = this.gzip === undefined ? joined(parts) : this.gzip.piece(packed(parts));
     this.res.cork(() => {
       if (!this.started) {
         this.started = true;
@@ -160,4 +182,26 @@ function atOwnCursor(message: LiveMessage): Buffer {
     ownCursorBytes.set(message, bytes);
   }
   return bytes;
+}
+
+const joined = (parts: (string | Buffer)[]): string | Buffer =>
+  parts.length === 1 ? (parts[0] as string | Buffer) : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+
+/**
+ * Parts deflated for a gzipped stream, keyed by their first: parts that are all shared bytes (an
+ * event at its own cursor, a replayed slice of them) are the same for every stream sending them,
+ * so they are deflated once.
+ */
+const packedParts = new WeakMap<Buffer, { last: Buffer; count: number; packed: Packed }>();
+
+function packed(parts: (string | Buffer)[]): Packed {
+  const first = parts[0];
+  const last = parts.at(-1);
+  const shared = Buffer.isBuffer(first) && Buffer.isBuffer(last) && parts.every((part) => Buffer.isBuffer(part));
+  if (!shared) return pack(Buffer.from(joined(parts)));
+  const held = packedParts.get(first);
+  if (held !== undefined && held.last === last && held.count === parts.length) return held.packed;
+  const made = pack(Buffer.from(joined(parts)));
+  packedParts.set(first, { last, count: parts.length, packed: made });
+  return made;
 }

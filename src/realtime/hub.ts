@@ -9,6 +9,7 @@ import { TopicContinuity } from './continuity.js';
 import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Topic, TopicRegistry } from './topics.js';
 import { TopicEncoder, type CompactSettings } from './compact/topic-encoder.js';
+import { TopicWriting } from './compact/topic-writing.js';
 
 /** A live item as a subscriber receives it: its seq, the message itself, and its frames (each made once, when first needed). */
 export interface Delivery {
@@ -124,6 +125,12 @@ export class LiveHub {
     for (const listener of listeners) listener(delivery);
   }
 
+  /** How a topic's items are written compact (docs/realtime.md, Compact frames). */
+  writing(appId: string, topic: Topic): TopicWriting {
+    const { writer, shapes } = this.compact;
+    return new TopicWriting(writer, shapes, { topicId: topic.id, appId }, shapes.topic(topic.kind));
+  }
+
   /** The compact writing of a topic this node's compact sockets hold (follow with `compact`). */
   encoder(appId: string, topic: string): TopicEncoder | undefined {
     return this.encoders.get(localTopic(appId, topic));
@@ -163,7 +170,7 @@ export class LiveHub {
   private holdEncoder(key: string, appId: string, topic: Topic): TopicEncoder {
     let encoder = this.encoders.get(key);
     if (encoder === undefined) {
-      encoder = new TopicEncoder(this.freeRefs.pop() ?? this.nextRef++, { topicId: topic.id, appId }, this.compact, this.compact.shapes.topic(topic.kind));
+      encoder = new TopicEncoder(this.freeRefs.pop() ?? this.nextRef++, this.writing(appId, topic), this.compact);
       this.encoders.set(key, encoder);
     }
     return encoder;

@@ -9,6 +9,7 @@ import { envelope } from '../http/envelope.js';
 import { HEADERS_LIMIT, HEADERS_TOO_LARGE } from '../http/header-limit.js';
 import { parseQuery } from '../http/normalize.js';
 import { param } from '../http/route.js';
+import { takesGzip } from '../http/encoding.js';
 import { getAndHead } from '../http/head.js';
 import { sendPlain } from '../http/plain.js';
 import { isMethod, refuseMethod, refuseNotAMethod } from '../http/request-line.js';
@@ -18,6 +19,8 @@ import type { Logger } from '../logger.js';
 import { sseMetrics } from '../metrics/registry.js';
 import { refuseConnection } from './admission.js';
 import { EventStream } from './event-stream.js';
+import { compactBatch, compactItem, dictionaryEvent } from './sse-compact.js';
+import type { Shapes } from './compact/shapes.js';
 import type { LiveHub } from './hub.js';
 import { TOPIC_ENDED, type LiveMessage, type TopicEnd } from './live.js';
 import type { Peer } from './peer.js';
@@ -42,6 +45,7 @@ export interface SseDeps {
   topics: TopicRegistry;
   maxSubscriptions: number;
   maxUnsent: number;
+  shapes: Shapes;
 }
 
 /** What the request carried, copied before the first await (uWS requests live only until the handler returns). */
@@ -55,6 +59,8 @@ interface Asked {
   bearer: string | undefined;
   lastEventId: string;
   query: string;
+  /** The client takes gzip: the stream goes gzipped. */
+  gzip: boolean;
   /** The size of the request line and the headers read here, held to the REST routes' HEADERS_LIMIT. */
   headerBytes: number;
   head: boolean;
@@ -72,6 +78,8 @@ interface Open {
   /** Rooms' cursors, in the order the URL named them: the `id:` of every event. */
   cursors: Map<string, string>;
   stops: Map<string, () => void>;
+  /** Compact data (`?encoding=compact`). */
+  compact: boolean;
 }
 
 /**
@@ -125,11 +133,11 @@ export class SseEndpoint {
       ['x-accel-buffering', 'no'],
     ];
     if (allowOrigin !== '') headers.push(['access-control-allow-origin', allowOrigin]);
-    if (!this.deps.cors.anyOrigin) headers.push(['vary', 'origin']);
+    headers.push(['vary', this.deps.cors.anyOrigin ? 'accept-encoding' : 'origin, accept-encoding']);
     // HEAD holds no connection (it ends once checked): it takes no place, and so is never refused with a body.
     const admission = head ? undefined : this.deps.limits.connections.admit(asked.address);
     if (admission !== undefined && !admission.admitted) return refuseConnection(res, admission);
-    const stream = new EventStream(res, headers, this.deps.maxUnsent, head);
+    const stream = new EventStream(res, headers, this.deps.maxUnsent, head, asked.gzip);
     sseMetrics.connections.inc();
     stream.whenEnded(() => {
       admission?.release();
@@ -159,6 +167,7 @@ export class SseEndpoint {
       bearer: /^Bearer\s+(\S+)$/i.exec(authorization)?.[1],
       lastEventId: req.getHeader('last-event-id'),
       query: req.getQuery() ?? '',
+      gzip: takesGzip(req.getHeader('accept-encoding')),
       head,
     };
     const headerBytes = req.getUrl().length + asked.query.length + asked.origin.length + asked.token.length + authorization.length + asked.lastEventId.length + forwardedFor.length;
@@ -177,6 +186,7 @@ export class SseEndpoint {
     const jwt = asked.bearer ?? first(query['jwt']);
     const named = [...new Set(all(query['topic']))];
     const lastEventId = asked.lastEventId || first(query['lasteventid']);
+    const compact = first(query['encoding']) === 'compact';
     const credential = await apps.authenticate(appid, token);
     if (credential === undefined) return this.refuseCredentials(asked, 'The API token is missing or not valid for this application.');
     if (credential.scope === 'client' && !this.deps.cors.allowsSocketFrom(asked.origin)) throw new Refusal('forbidden', 'This origin may not use a client token (CORS_ORIGINS).');
@@ -204,14 +214,15 @@ export class SseEndpoint {
       throw new Refusal('bad_request', `Last-Event-ID holds ${resumeFrom.length} cursors; this stream follows ${rooms.length} resumable topics.`);
     for (const topic of parsed) await topic.def.exists?.(app, topic.id);
     if (asked.head) return stream.headersOnly();
-    const o: Open = { stream, appId: app.id, tokenId: credential.id, cursors: new Map(), stops: new Map() };
+    const o: Open = { stream, appId: app.id, tokenId: credential.id, cursors: new Map(), stops: new Map(), compact };
+    if (compact) stream.preface(dictionaryEvent(this.deps.shapes.dictionary(), first(query['dictionary'])));
     this.open.add(o);
     stream.whenEnded(() => this.closed(o));
     try {
       for (const topic of parsed) {
         if (stream.closed) return;
         const at = rooms.indexOf(topic);
-        await this.follow(o, app, topic, at < 0 ? undefined : (resumeFrom[at] ?? ''));
+        await this.follow(o, app, topic, parsed.indexOf(topic), at < 0 ? undefined : (resumeFrom[at] ?? ''));
       }
     } catch (err) {
       this.closed(o);
@@ -225,15 +236,27 @@ export class SseEndpoint {
     throw new Refusal(lockedOut === undefined ? 'forbidden' : 'rate_limited', lockedOut?.message ?? message);
   }
 
-  /** A topic with a feed is always resumed, from Last-Event-ID or from its head now, so every event can carry the stream's position. */
-  private async follow(o: Open, app: Application, topic: Topic, cursor: string | undefined): Promise<void> {
+  /**
+   * A topic with a feed is always resumed, from Last-Event-ID or from its head now, so every event
+   * can carry the stream's position. `index`: the topic's place in the URL (a compact item names it).
+   */
+  private async follow(o: Open, app: Application, topic: Topic, index: number, cursor: string | undefined): Promise<void> {
     const { hub } = this.deps;
     const name = topic.name;
+    const writing = o.compact ? hub.writing(app.id, topic) : undefined;
     o.stops.set(name, () => hub.unfollow(app.id, name));
     await hub.follow(app, topic);
+    const position = () => (o.cursors.size === 0 ? undefined : [...o.cursors.values()].join(','));
     const send = (message: LiveMessage) => {
       if (message.cursor !== undefined && o.cursors.has(name)) o.cursors.set(name, message.cursor);
-      o.stream.event(message, o.cursors.size === 0 ? undefined : [...o.cursors.values()].join(','));
+      if (writing === undefined) o.stream.event(message, position());
+      else o.stream.piece(compactItem(writing, message, index, position()));
+    };
+    const replayed = (items: readonly LiveMessage[], prev: number | undefined) => {
+      const last = items.at(-1)?.cursor;
+      if (writing === undefined || last === undefined) return o.stream.batch(() => items.forEach(send));
+      o.cursors.set(name, last);
+      o.stream.piece(compactBatch(writing, items, prev, index, position() as string));
     };
     const plain = () => {
       const stop = hub.intercept(app.id, name, (d) => send(d.message));
@@ -260,7 +283,7 @@ export class SseEndpoint {
         deliver: (d) => send(d.message),
         deliverAll: (deliveries) => o.stream.batch(() => deliveries.forEach((d) => send(d.message))),
         unsent: () => o.stream.unsentBytes,
-        replayed: (items) => o.stream.batch(() => items.forEach(send)),
+        replayed,
         caughtUp: () => {
           o.stops.set(name, () => unfollow?.());
           plain();

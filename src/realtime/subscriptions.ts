@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { wsMetrics } from '../metrics/registry.js';
 import { sendError, sendFrame, sendFrames, type Connection, type Socket } from './connection.js';
 import { topicRefFrame } from './compact/frames.js';
-import { replayBatch } from './compact/replay-batches.js';
+import { replayFrame } from './compact/replay-batches.js';
 import type { TopicEncoder } from './compact/topic-encoder.js';
 import { eventFrame, KNOWN, localTopic, WHOLE, type Delivery, type LiveHub } from './hub.js';
 import type { LiveMessage, TopicEnd } from './live.js';
@@ -152,7 +152,7 @@ export class Subscriptions {
     const replayed =
       encoder === undefined
         ? (items: readonly LiveMessage[], prev: number | undefined) => replayFrames(topic.name, items, prev)
-        : (items: readonly LiveMessage[], prev: number | undefined) => [replayBatch(encoder, items, prev, conn.deflate)];
+        : (items: readonly LiveMessage[], prev: number | undefined) => [replayFrame(encoder.writing, encoder.ref, items, prev, conn.deflate)];
     return resumeTopic(this.deps.hub, app, topic, replay, cursor, {
       active: () => !conn.closed && conn.resuming.has(topic.name),
       // Confirmed once the cursor proved valid and near enough, so a refused one gets only an error.

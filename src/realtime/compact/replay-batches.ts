@@ -1,9 +1,9 @@
 import { deflateRawSync } from 'node:zlib';
 import { BinaryFrame } from '../connection.js';
 import type { LiveMessage } from '../live.js';
-import type { TopicEncoder } from './topic-encoder.js';
+import type { TopicWriting } from './topic-writing.js';
 
-interface Made {
+export interface Made {
   ref: number;
   prev: number | undefined;
   last: LiveMessage;
@@ -19,15 +19,21 @@ interface Made {
  */
 const made = new WeakMap<LiveMessage, Made>();
 
-/** The frame of a replayed slice for a compact subscriber: the batch, deflated when it takes that. */
-export function replayBatch(encoder: TopicEncoder, slice: readonly LiveMessage[], prev: number | undefined, deflate: boolean): Buffer | BinaryFrame {
+/** A replayed slice as a compact batch of topic `ref` (a socket's topic number; an event stream's topic index), made once for every reader resuming through it. */
+export function replayBatch(writing: TopicWriting, ref: number, slice: readonly LiveMessage[], prev: number | undefined): Made {
   const first = slice[0] as LiveMessage;
   const last = slice.at(-1) as LiveMessage;
   let batch = made.get(first);
-  if (batch === undefined || batch.ref !== encoder.ref || batch.prev !== prev || batch.last !== last) {
-    batch = { ref: encoder.ref, prev, last, text: Buffer.from(encoder.batch(slice, prev)), deflated: undefined };
+  if (batch === undefined || batch.ref !== ref || batch.prev !== prev || batch.last !== last) {
+    batch = { ref, prev, last, text: Buffer.from(writing.batch(ref, slice, prev)), deflated: undefined };
     made.set(first, batch);
   }
+  return batch;
+}
+
+/** The frame of a replayed slice for a compact socket: the batch, deflated when it takes that. */
+export function replayFrame(writing: TopicWriting, ref: number, slice: readonly LiveMessage[], prev: number | undefined, deflate: boolean): Buffer | BinaryFrame {
+  const batch = replayBatch(writing, ref, slice, prev);
   if (!deflate) return batch.text;
   batch.deflated ??= new BinaryFrame(deflateRawSync(batch.text));
   return batch.deflated;

@@ -1,8 +1,9 @@
 import type { LiveMessage } from '../live.js';
-import { batchFrame, compactEventFrame, refsFrame } from './frames.js';
-import { batchRefs, RefTable } from './refs.js';
-import type { Shapes, TopicShape } from './shapes.js';
-import { NO_REFS, type CompactWriter, type Where } from './writer.js';
+import { compactEventFrame, refsFrame } from './frames.js';
+import { RefTable } from './refs.js';
+import type { Shapes } from './shapes.js';
+import type { TopicWriting } from './topic-writing.js';
+import { NO_REFS, type CompactWriter } from './writer.js';
 
 export interface CompactSettings {
   shapes: Shapes;
@@ -35,8 +36,6 @@ type Promote = (snapshot: string | undefined) => void;
  */
 export class TopicEncoder {
   private readonly table: RefTable;
-  private readonly writer: CompactWriter;
-  private readonly shapes: Shapes;
   private readonly waiting: { since: number; promote: Promote }[] = [];
   private snapshot: { at: number; given: { frame: string | undefined } | undefined } | undefined;
   /** Compact sockets holding the topic (subscribed or resuming). */
@@ -44,42 +43,25 @@ export class TopicEncoder {
 
   constructor(
     readonly ref: number,
-    private readonly where: Where,
+    readonly writing: TopicWriting,
     private readonly settings: CompactSettings,
-    private readonly shape: TopicShape | undefined,
   ) {
-    this.table = new RefTable(settings.window, shape?.kind);
-    this.writer = settings.writer;
-    this.shapes = settings.shapes;
+    this.table = new RefTable(settings.window, writing.shape?.kind);
   }
 
   frames(message: LiveMessage, prev: number | undefined, withKnown: boolean): CompactFrames {
     const refs = this.table.nextFrame();
-    const expected = this.shape?.kind ?? null;
-    const implicit = message.seq === undefined ? undefined : -message.seq;
-    const whole = compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.whole, implicit), message, prev, this.shape);
-    const known = withKnown ? compactEventFrame(this.ref, this.writer.value(message.data, expected, this.where, refs.known, implicit), message, prev, this.shape) : undefined;
+    const { shape } = this.writing;
+    const whole = compactEventFrame(this.ref, this.writing.data(message, refs.whole), message, prev, shape);
+    const known = withKnown ? compactEventFrame(this.ref, this.writing.data(message, refs.known), message, prev, shape) : undefined;
     refs.done();
     return { whole, known };
   }
 
-  /** Replayed items in one frame, every object whole the first time it comes in the batch (batchRefs): the same for every subscriber resuming through them. */
-  batch(items: readonly LiveMessage[], prev: number | undefined): string {
-    const refs = batchRefs();
-    const expected = this.shape?.kind ?? null;
-    return batchFrame(
-      this.ref,
-      prev,
-      items.map((message) => ({ message, data: this.writer.value(message.data, expected, this.where, refs, message.seq === undefined ? undefined : -message.seq) })),
-      this.shape,
-    );
-  }
-
   /** A frame sent to one subscriber outside the published stream (a topic's snapshot on subscribe): nothing referenced, nothing kept. */
   direct(message: LiveMessage): string {
-    return compactEventFrame(this.ref, this.writer.value(message.data, this.shape?.kind ?? null, this.where, NO_REFS), message, undefined, this.shape);
+    return compactEventFrame(this.ref, this.writing.alone(message), message, undefined, this.writing.shape);
   }
-
   /**
    * A subscriber starts taking the live items: the snapshot of the table when it is small (then it
    * takes references at once; an empty table needs no frame), else undefined: it takes whole frames
@@ -115,10 +97,11 @@ export class TopicEncoder {
     const live = this.table.snapshot(this.settings.snapshotObjects);
     let given: { frame: string | undefined } | undefined;
     if (live !== undefined) {
+      const { writer, shapes, where } = this.writing;
       const objects = live.map(({ n, kind, value }) => {
-        const shape = this.shapes.get(kind);
+        const shape = shapes.get(kind);
         // A URL prefix (CompactWriter.url) is no REST object: `{"k":"url","#":n,"s":prefix}`.
-        return shape === undefined ? { k: kind, '#': n, ...value } : this.writer.whole(value, kind, shape, null, this.where, NO_REFS, n);
+        return shape === undefined ? { k: kind, '#': n, ...value } : writer.whole(value, kind, shape, null, where, NO_REFS, n);
       });
       given = { frame: objects.length === 0 ? undefined : refsFrame(this.ref, objects) };
     }
