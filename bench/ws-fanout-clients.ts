@@ -25,6 +25,9 @@ export const engageDialect = (topic: string): Dialect => ({
   keepAlive: () => false,
 });
 
+/** engage-client's compact frames (docs/realtime.md): a live item is an array. */
+export const compactDialect = (topic: string): Dialect => ({ ...engageDialect(topic), isDelivery: (frame) => frame[0] === 0x5b });
+
 export const socketIoDialect: Dialect = {
   ready(ws, text) {
     if (text.startsWith('0{')) ws.send('40');

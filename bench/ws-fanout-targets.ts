@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { FROM_SOURCE, freePort, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
 import { joinSpeakers } from './lib/limits.js';
-import { engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
+import { compactDialect, engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';
 
 /** A server (one or more nodes) under test: where sockets connect and how a message is posted. */
 export interface Target {
@@ -30,7 +30,7 @@ function profiling(): string[] {
  * Our server: a room, `speakers` joined users, messages posted through `chat/rooms/{id}/command`
  * by each user in turn (the server runs with the default per-user rate limits).
  */
-export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number): Promise<Target> {
+export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number, compact = false): Promise<Target> {
   const servers: SpawnedServer[] = [];
   // Every bench socket comes from this one address: the per-address cap would refuse most.
   const oneAddress = { WS_MAX_CONNECTIONS_PER_ADDRESS: '1000000' };
@@ -40,10 +40,10 @@ export async function engageTarget(nodes: number, env: Record<string, string>, s
   const users = await joinSpeakers(app, roomid, speakers);
   let turn = 0;
   return {
-    name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}`,
+    name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}${compact ? ', compact frames' : ''}`,
     pids: servers.map((s) => s.process.pid as number),
-    urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${app.appid}/ws?token=${encodeURIComponent(app.token)}`),
-    dialect: engageDialect(`room:${roomid}`),
+    urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${app.appid}/ws?token=${encodeURIComponent(app.token)}${compact ? '&encoding=compact' : ''}`),
+    dialect: (compact ? compactDialect : engageDialect)(`room:${roomid}`),
     post: async (text) => (await send(app.url(`chat/rooms/${roomid}/command`), { userid: users[turn++ % users.length], command: text }, { 'x-api-token': app.token })).status,
     stop: async () => {
       await Promise.all(servers.map((s) => s.stop()));
@@ -51,13 +51,17 @@ export async function engageTarget(nodes: number, env: Record<string, string>, s
   };
 }
 
-/** The machine's fan-out ceiling: bare uWS publishing a frame of our size (bench/uws-fanout-server.ts). */
-export async function bareTarget(): Promise<Target> {
+/** The machine's fan-out ceiling: bare uWS publishing a frame of our size (bench/uws-fanout-server.ts), plain or compact. */
+export async function bareTarget(frameBytes = 1200): Promise<Target> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...COLLECTABLE, '--import', 'tsx', 'bench/uws-fanout-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...COLLECTABLE, '--import', 'tsx', 'bench/uws-fanout-server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), FRAME_BYTES: String(frameBytes) },
+    stdio: 'ignore',
+  });
   await waitForHttp(`http://127.0.0.1:${port}/`);
   return {
-    name: 'bare uWS 1 node (ceiling)',
+    name: `bare uWS 1 node (ceiling, ${frameBytes}-byte frames)`,
     pids: [child.pid as number],
     urls: [`ws://127.0.0.1:${port}/`],
     dialect: engageDialect('bench'),

@@ -8,7 +8,8 @@
  *   SOCKETS=10000 RATE=10 DURATION=10 DATABASE_URL=postgres://... tsx bench/ws-fanout.ts
  *
  * WARMUP seconds (default 3) of posting come before each measured run, uncounted.
- * TARGETS picks the runs (default bare1,engage1,engage2,sio1,sio2; bare1 is the machine's ceiling:
+ * TARGETS picks the runs (default bare1,engage1,engage2,sio1,sio2; engage1c takes compact frames, as
+ * engage-client does, beside bare1c, the ceiling for frames of their size; bare1 is the machine's ceiling:
  * bare uWS publishing a frame of our size, bench/uws-fanout-server.ts; soketi1 and soketi2 run
  * Soketi, a Pusher-protocol server on uWS, bench/ws-fanout-soketi.ts). With DATABASE_URL (a Postgres
  * where a fresh database is created) our server stores in Postgres, else in embedded PGlite;
@@ -158,7 +159,10 @@ async function main(): Promise<void> {
   const storage: Record<string, string> = db === undefined ? {} : { DATABASE_URL: db.url };
   const factories: Record<string, () => Promise<Target>> = {
     bare1: () => bareTarget(),
+    // Compact frames (engage-client's) of these messages are about 80 bytes: the ceiling publishes frames of that size.
+    bare1c: () => bareTarget(80),
     engage1: () => engageTarget(1, storage, SPEAKERS),
+    engage1c: () => engageTarget(1, storage, SPEAKERS, true),
     engage2: () => engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS),
     sio1: () => socketIoTarget(1, undefined),
     sio2: () => socketIoTarget(2, redis?.url),

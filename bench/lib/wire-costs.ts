@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { BUILT, freePort, spawnServer, type SpawnedServer } from '../../test/helpers/spawn.js';
-import { engageDialect, SocketPool } from '../ws-fanout-clients.js';
+import { compactDialect, engageDialect, SocketPool } from '../ws-fanout-clients.js';
 import { RawSocket } from '../ws-fanout-raw.js';
 import { benchApp, type BenchApp } from './app.js';
 import { cpuSeconds } from './cpu.js';
@@ -59,8 +59,7 @@ async function measure(server: SpawnedServer, app: BenchApp, authors: string[], 
   const roomid = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: `cpu ${mode}`, enableenterandexit: false, enableprofanityfilter: false })).id;
   for (const userid of authors) await app.call('POST', `chat/rooms/${roomid}/join`, { userid });
   const alone = await cpuOfPosts(server, app, roomid, authors, undefined);
-  const dialect = engageDialect(`room:${roomid}`);
-  const pool = new SocketPool(mode === 'compact' ? { ...dialect, isDelivery: (frame) => frame[0] === 0x5b } : dialect, 1, 1_000_000);
+  const pool = new SocketPool((mode === 'compact' ? compactDialect : engageDialect)(`room:${roomid}`), 1, 1_000_000);
   await pool.open([`${server.url.replace(/^http/, 'ws')}/api/v3/${app.appid}/ws?token=${encodeURIComponent(app.token)}${QUERY[mode]}`], SOCKETS);
   const withPool = await cpuOfPosts(server, app, roomid, authors, pool);
   pool.closeAll();

@@ -119,6 +119,8 @@ export class CompactWriter {
    * number a frame's item takes without writing it (its -seq), when it has an identity.
    */
   value(v: unknown, expected: string | null, where: Where, refs: RefScope, implicit?: number): unknown {
+    // A number where an object stands is read as a reference: a plain one goes wrapped.
+    if (typeof v === 'number') return { '=': v };
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
     const object = v as Json;
     const kind = object['kind'];
