@@ -48,7 +48,10 @@ export async function restoreInto(session: SqlSession, input: AsyncIterable<Buff
     if (copy === undefined) continue;
     const table = checkedCopy(copy, tables, expected, loaded);
     progress?.phase(`loading ${table.name}`);
-    const copied = await session.copyIn(`copy ${table.name} (${copy.columns.join(', ')})`, counted(reader.rows(), progress));
+    const copied = await session.copyIn(`copy ${table.name} (${copy.columns.join(', ')})`, counted(reader.rows(), progress)).catch((err: unknown) => {
+      // Rows the database cannot take are damaged ones: the schema is the backup's own.
+      throw err instanceof RestoreRefused ? err : damaged(`${table.name}: ${(err as Error).message}`);
+    });
     if (copied !== expected.get(table.name)) throw damaged(`${table.name} has ${copied} rows where its manifest says ${expected.get(table.name)}`);
     rows += copied;
   }
