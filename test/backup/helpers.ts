@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -43,7 +43,7 @@ export async function downloadBackup(base: string): Promise<{ status: number; fi
   return { status: res.status, file, bytes: body.length };
 }
 
-/** Rows of every table of the schema, read straight from the database at `where` (an embedded one must be stopped). */
+/** Rows of every table of the schema, read straight from the database at `where` (an embedded one must be stopped; none there: no tables). */
 export async function tableCounts(where: { dir: string } | { url: string }): Promise<Record<string, number>> {
   const tablesSql = `select quote_ident(relname) as name from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
   const counts: Record<string, number> = {};
@@ -57,6 +57,8 @@ export async function tableCounts(where: { dir: string } | { url: string }): Pro
     }
     return counts;
   }
+  // Opening a directory with no database would make one.
+  if (!existsSync(join(where.dir, 'PG_VERSION'))) return counts;
   const db = new PGlite(where.dir, EMBEDDED_OPTIONS);
   try {
     for (const { name } of (await db.query<{ name: string }>(tablesSql)).rows) counts[name] = Number((await db.query<{ n: number }>(`select count(*) as n from ${name}`)).rows[0]?.n);
@@ -163,4 +165,17 @@ export async function updatesPages(base: string, app: TestApp, roomid: string, c
     more = data.more;
   }
   return pages;
+}
+
+/** Where two lists of pages first differ (for a readable failure), or undefined when they are the same. */
+export function firstDifference(a: string[], b: string[]): string | undefined {
+  if (a.length !== b.length) return `${a.length} pages against ${b.length}`;
+  for (const [i, page] of a.entries()) {
+    const other = b[i] as string;
+    if (page === other) continue;
+    let at = 0;
+    while (page[at] === other[at]) at++;
+    return `page ${i}, at ${at}: …${page.slice(Math.max(0, at - 80), at + 80)}… against …${other.slice(Math.max(0, at - 80), at + 80)}…`;
+  }
+  return undefined;
 }
