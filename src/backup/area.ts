@@ -9,6 +9,7 @@ export function backupArea(core: Core): Area {
   const { config, database, log } = core;
   const backups = new Backups({
     copyOnline: database.copyOnline,
+    databaseUrl: config.databaseUrl,
     workDir: config.backups.workDir ?? config.backups.dir ?? tmpdir(),
     log,
   });

@@ -1,15 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { conflict } from '../errors.js';
+import type { CopyTimes } from '../db/embedded-snapshot.js';
 import type { Logger } from '../logger.js';
+import { type DumpMessage, type DumpSource, TAKEN } from './dump-worker.js';
 
 export interface BackupDeps {
   /** The embedded database's online copy (Database.copyOnline); absent on PostgreSQL, read in place. */
-  copyOnline: ((into: string) => Promise<void>) | undefined;
+  copyOnline: ((into: string) => Promise<CopyTimes>) | undefined;
+  /** PostgreSQL's, read in place in a transaction of the backup's own. */
+  databaseUrl: string | undefined;
   /** Where an embedded database's copy is made for the time a backup takes. */
   workDir: string;
   log: Logger;
@@ -22,21 +25,18 @@ export interface Backup {
   body: Readable;
 }
 
-/** The dump runs at this niceness, so the server's own work comes first on a busy machine. */
-const DUMP_NICENESS = 10;
-/** Of a failed dump's standard error, this much is kept for its message. */
-const STDERR_KEPT = 4096;
-const CHILD = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './dump-child.ts' : './dump-child.js', import.meta.url));
+const WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './dump-worker.ts' : './dump-worker.js', import.meta.url));
 
 /**
  * Backups while the server serves, one at a time. On the embedded database the data directory is
- * first copied consistent (Database.copyOnline), then a process of its own opens the copy,
- * dumps it and is gone, the copy with it; on PostgreSQL that process reads the database in one
- * repeatable-read transaction. Either way the server's thread does no dump work.
+ * first copied consistent (Database.copyOnline), then a thread of its own opens the copy, dumps
+ * it and is gone, the copy with it; on PostgreSQL that thread reads the database in one
+ * repeatable-read transaction. Either way the server's thread does no dump work (a thread, not
+ * a process: forking a server holding a large database stalled its event loop for 15–45 ms).
  */
 export class Backups {
-  /** The copy under way, then the dump's process. */
-  private running: Promise<unknown> | ChildProcess | undefined;
+  /** The copy under way, then the dump's thread. */
+  private running: Promise<unknown> | Worker | undefined;
 
   constructor(private readonly deps: BackupDeps) {}
 
@@ -48,10 +48,11 @@ export class Backups {
     const name = `engage-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.sql.gz`;
     let work: string | undefined;
     try {
-      let source = {};
+      let source: DumpSource = { url: this.deps.databaseUrl ?? '' };
       if (this.deps.copyOnline !== undefined) {
         work = await mkdtemp(join(this.deps.workDir, '.engage-backup-'));
-        await this.deps.copyOnline(join(work, 'data'));
+        const times = await this.deps.copyOnline(join(work, 'data'));
+        this.deps.log.info({ ...times, name }, 'backup: the embedded database copied, now dumped');
         source = { dir: join(work, 'data') };
       }
       copied();
@@ -68,43 +69,40 @@ export class Backups {
   async close(): Promise<void> {
     const running = this.running;
     if (running instanceof Promise) await running;
-    if (this.running instanceof Promise || this.running === undefined) return;
-    const child = this.running;
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('close', resolve));
+    if (this.running instanceof Worker) await this.running.terminate();
   }
 
-  private async dumped(source: { dir?: string }, work: string | undefined): Promise<Readable> {
-    const child = spawn(process.execPath, [...process.execArgv, CHILD], {
-      env: { ...process.env, ENGAGE_BACKUP_SOURCE: JSON.stringify(source) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.running = child;
-    if (child.pid !== undefined) setPriority(child.pid, DUMP_NICENESS);
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-STDERR_KEPT);
-    });
+  private async dumped(source: DumpSource, work: string | undefined): Promise<Readable> {
+    const worker = new Worker(WORKER, { workerData: source });
+    this.running = worker;
     const body = new PassThrough();
-    child.stdout?.pipe(body, { end: false });
     // The consumer went away: the dump stops.
-    body.once('close', () => child.kill('SIGKILL'));
+    body.once('close', () => void worker.terminate());
+    let firstPiece = () => {};
+    const first = new Promise<void>((resolve) => (firstPiece = resolve));
     const ended = new Promise<Error | undefined>((resolve) => {
-      child.once('close', (code, signal) => {
+      let failure: Error | undefined;
+      worker.on('message', (message: DumpMessage) => {
+        if ('piece' in message) {
+          firstPiece();
+          if (body.write(Buffer.from(message.piece))) worker.postMessage(TAKEN);
+          else body.once('drain', () => worker.postMessage(TAKEN));
+        } else if ('failed' in message) failure = new Error(`the backup's dump failed: ${message.failed}`);
+        else body.end();
+      });
+      worker.once('error', (err) => (failure = err));
+      worker.once('exit', () => {
         this.running = undefined;
-        void (work === undefined ? undefined : rm(work, { recursive: true, force: true }));
-        resolve(code === 0 ? undefined : new Error(`the backup's dump failed (${signal ?? `exit code ${code}`}): ${stderr.trim()}`));
+        if (work !== undefined) void rm(work, { recursive: true, force: true });
+        resolve(failure ?? (body.writableEnded ? undefined : new Error('the backup was stopped before its end')));
       });
     });
     void ended.then((failure) => {
-      if (failure === undefined) body.end();
-      else {
-        this.deps.log.error({ err: failure }, 'backup failed');
-        body.destroy(failure);
-      }
+      if (failure === undefined) return;
+      if (!body.destroyed) this.deps.log.error({ err: failure }, 'backup failed');
+      body.destroy(failure);
     });
-    const firstBytes = new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
-    const failure = await Promise.race([firstBytes.then(() => undefined), ended]);
+    const failure = await Promise.race([first.then(() => undefined), ended]);
     if (failure !== undefined) throw failure;
     return body;
   }

@@ -13,7 +13,7 @@ import { hearCommits } from './commit-notices.js';
 import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
-import { copyEmbeddedOnline } from './embedded-snapshot.js';
+import { type CopyTimes, copyEmbeddedOnline } from './embedded-snapshot.js';
 import { keepVacuumed } from './embedded-vacuum.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
@@ -37,7 +37,7 @@ export interface Database {
   /** Versions of rooms as their commits were heard, where this process is the only writer (embedded, or a single node on Postgres). */
   commits?: CommitVersions;
   /** Embedded: copies the data directory, consistent, into an empty directory while serving (see embedded-snapshot.ts). */
-  copyOnline?(into: string): Promise<void>;
+  copyOnline?(into: string): Promise<CopyTimes>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
