@@ -99,7 +99,7 @@ const EnvSchema = v.object({
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   BACKUP_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
-  BACKUP_INTERVAL: v.optional(v.pipe(duration, v.minValue(60, 'must be at least 60 seconds')), '1d'),
+  BACKUP_INTERVAL: v.optional(v.pipe(duration, v.minValue(1, 'must be at least 1 second')), '1d'),
   BACKUP_KEEP: v.optional(positiveInt, '7'),
   BACKUP_WORK_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   SHUTDOWN_DRAIN_SECONDS: v.optional(wholeNumber, '5'),

@@ -35,7 +35,6 @@ export class BackupReader {
   /** The next line (without its newline), or undefined at the end of the input. */
   async line(): Promise<string | undefined> {
     for (;;) {
-      if (this.buffer.length - this.at > LONGEST_LINE) throw damaged('a line is longer than any a backup writes');
       const end = this.buffer.indexOf(NEWLINE, this.at);
       if (end !== -1) {
         const line = this.buffer.subarray(this.at, end + 1);
@@ -44,6 +43,7 @@ export class BackupReader {
         this.at = end + 1;
         return line.toString('utf8', 0, line.length - 1);
       }
+      if (this.buffer.length - this.at > LONGEST_LINE) throw damaged('a line is longer than any a backup writes');
       if (!(await this.more())) {
         if (this.at < this.buffer.length) throw damaged('it ends in the middle of a line');
         return undefined;

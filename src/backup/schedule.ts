@@ -14,7 +14,7 @@ export interface BackupSchedule {
 
 const BACKUP_FILE = /^engage-backup-.+\.sql\.gz$/;
 const PARTIAL = '.partial';
-/** A server that starts with no backup as recent as the interval makes one this long after it started. */
+/** A server that starts with no backup as recent as the interval makes one this long after it started (or an interval after, when shorter). */
 const FIRST_AFTER_MS = 60_000;
 /** setTimeout's longest wait. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
@@ -23,7 +23,7 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
  * Writes a backup into `dir` every interval (BACKUP_DIR, BACKUP_INTERVAL, BACKUP_KEEP), each first
  * under a `.partial` name and renamed once whole, so that what the directory shows by the backup
  * name is always complete. The first is due an interval after the newest one there (a minute after
- * the start at the soonest). Returns the stop, which resolves once a backup under way has ended
+ * the start at the soonest, or an interval when that is shorter). Returns the stop, which resolves once a backup under way has ended
  * (stop the backups first: see Backups.close).
  */
 export function scheduleBackups(backups: Backups, schedule: BackupSchedule, log: Logger): () => Promise<void> {
@@ -68,7 +68,7 @@ async function firstDue(schedule: BackupSchedule): Promise<number> {
     .filter((n) => BACKUP_FILE.test(n))
     .sort()
     .at(-1);
-  const soonest = Date.now() + FIRST_AFTER_MS;
+  const soonest = Date.now() + Math.min(FIRST_AFTER_MS, schedule.intervalSeconds * 1000);
   if (newest === undefined) return soonest;
   return Math.max(soonest, (await stat(join(schedule.dir, newest))).mtimeMs + schedule.intervalSeconds * 1000);
 }
@@ -81,8 +81,8 @@ async function writeOne(backups: Backups, schedule: BackupSchedule, log: Logger)
     await pipeline(backup.body, createWriteStream(file + PARTIAL));
     await rename(file + PARTIAL, file);
     const { size } = await stat(file);
-    log.info({ file, bytes: size, ms: Math.round(performance.now() - started) }, 'backup written');
     await prune(schedule);
+    log.info({ file, bytes: size, ms: Math.round(performance.now() - started) }, 'backup written');
   } catch (err) {
     log.error({ err, dir: schedule.dir }, 'scheduled backup failed');
     for (const name of (await readdir(schedule.dir).catch(() => [])).filter((n) => n.endsWith(PARTIAL))) await rm(join(schedule.dir, name), { force: true });

@@ -37,6 +37,8 @@ const WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './dump-w
 export class Backups {
   /** The copy under way, then the dump's thread. */
   private running: Promise<unknown> | Worker | undefined;
+  /** Settles once the dump's thread has ended and the copy it read is deleted. */
+  private cleaned: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: BackupDeps) {}
 
@@ -70,6 +72,7 @@ export class Backups {
     const running = this.running;
     if (running instanceof Promise) await running;
     if (this.running instanceof Worker) await this.running.terminate();
+    await this.cleaned;
   }
 
   private async dumped(source: DumpSource, work: string | undefined): Promise<Readable> {
@@ -91,11 +94,13 @@ export class Backups {
         else body.end();
       });
       worker.once('error', (err) => (failure = err));
-      worker.once('exit', () => {
-        this.running = undefined;
-        if (work !== undefined) void rm(work, { recursive: true, force: true });
-        resolve(failure ?? (body.writableEnded ? undefined : new Error('the backup was stopped before its end')));
-      });
+      this.cleaned = new Promise<void>((cleaned) =>
+        worker.once('exit', () => {
+          this.running = undefined;
+          resolve(failure ?? (body.writableEnded ? undefined : new Error('the backup was stopped before its end')));
+          void (work === undefined ? Promise.resolve() : rm(work, { recursive: true, force: true })).finally(cleaned);
+        }),
+      );
     });
     void ended.then((failure) => {
       if (failure === undefined) return;
