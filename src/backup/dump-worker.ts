@@ -21,7 +21,7 @@ export const TAKEN = 'taken';
 const PIECE_BYTES = 1024 * 1024;
 /** gzip's fastest level: the dump should cost the machine little (docs/backups.md says what it costs in bytes). */
 const GZIP_LEVEL = 1;
-const DUMP_NICENESS = 10;
+const DUMP_NICENESS = 19;
 
 const port = parentPort;
 if (port !== null) {

@@ -109,6 +109,7 @@ export class Backups {
     });
     const failure = await Promise.race([first.then(() => undefined), ended]);
     if (failure !== undefined) throw failure;
+    this.deps.log.info('backup: its first bytes are made, the rest follows');
     return body;
   }
 }

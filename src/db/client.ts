@@ -13,7 +13,7 @@ import { hearCommits } from './commit-notices.js';
 import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
-import { type CopyTimes, copyEmbeddedOnline } from './embedded-snapshot.js';
+import { type CopyTimes, copyEmbeddedOnline, prepareOnlineCopies } from './embedded-snapshot.js';
 import { keepVacuumed } from './embedded-vacuum.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
@@ -222,6 +222,7 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
     const commits = new CommitVersions();
     await watchCommits(client, commits);
+    await prepareOnlineCopies(client);
     namedQueries.set(db as unknown as Db, pgliteNamedQuery(client, commits.heard));
     log.info({ dataDir }, 'embedded database ready, migrations applied');
     const stopVacuuming = keepVacuumed(db as unknown as Db, log);

@@ -34,7 +34,6 @@ export async function copyEmbeddedOnline(client: PGlite, dataDir: string, into: 
   const one = async <T>(statement: string, params: unknown[] = []) => (await held.run(() => client.query<T>(statement, params))).rows[0];
   await one('select pg_create_physical_replication_slot($1, true, true)', [SLOT]);
   try {
-    await held.run(() => client.exec('create extension if not exists pg_buffercache'));
     const slice = `select count(*)::int as n from (select pg_buffercache_evict(bufferid) from pg_buffercache where isdirty limit ${FLUSH_SLICE}) written`;
     for (let i = 0; i < FLUSH_SLICES && ((await one<{ n: number }>(slice))?.n ?? 0) === FLUSH_SLICE; i++);
     const started = await one<{ file: string }>(`select pg_walfile_name(pg_backup_start('engage-server backup', true)) as file`);
@@ -54,6 +53,11 @@ export async function copyEmbeddedOnline(client: PGlite, dataDir: string, into: 
   } finally {
     await one('select pg_drop_replication_slot($1)', [SLOT]).catch(() => undefined);
   }
+}
+
+/** What an online copy needs of the database, made at start (the first time, some 50 ms: before anything is served). */
+export async function prepareOnlineCopies(client: PGlite): Promise<void> {
+  await client.exec('create extension if not exists pg_buffercache');
 }
 
 /** How long the copy held the serving thread: its checkpoint, and the longest of all its statements (milliseconds). */
