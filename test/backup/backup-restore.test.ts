@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, userToken } from '../foundation/util.js';
@@ -15,6 +18,7 @@ import { downloadBackup, expectEveryKindFilled, type Filled, fill, firstDifferen
  */
 const databaseUrl = process.env['DATABASE_URL'];
 const EMBEDDED = { DATABASE_URL: '' };
+const run = promisify(execFile);
 let sourceUrl: string | undefined;
 let server: SpawnedServer;
 let app: TestApp;
@@ -25,6 +29,7 @@ let acknowledgedBefore: string[] = [];
 let restoredDir: string;
 let restoredCounts: Record<string, number>;
 const cleanup: (string | undefined)[] = [];
+const cleanupDatabases: (string | undefined)[] = [];
 
 beforeAll(async () => {
   sourceUrl = await freshDatabase(databaseUrl, 'backup_source');
@@ -36,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await dropDatabase(sourceUrl);
+  for (const url of cleanupDatabases) await dropDatabase(url);
   removeAll(...cleanup);
 });
 
@@ -78,7 +84,7 @@ describe('a backup while the server serves writes', () => {
     expect(text).not.toContain(app.token);
 
     restoredDir = targetDir();
-    cleanup.push(restoredDir);
+    cleanup.push(dirname(restoredDir));
     const restored = await runCommand('restore', [backupFile], { ...EMBEDDED, DATA_DIR: restoredDir });
     expect(restored.stderr).toMatch(/restore: done/);
     expect(restored.code).toBe(0);
@@ -116,31 +122,32 @@ describe('a backup while the server serves writes', () => {
   }, 120_000);
 });
 
-describe.runIf(databaseUrl !== undefined)('npm run restore into PostgreSQL', () => {
-  it('fills an empty database with the same rows, and a server on it answers the same updates pages byte for byte', async () => {
-    const target = (await freshDatabase(databaseUrl, 'backup_restored')) as string;
-    try {
-      const restored = await runCommand('restore', [backupFile], { DATABASE_URL: target });
-      expect(restored.code).toBe(0);
-      expect(await tableCounts({ url: target })).toEqual(restoredCounts);
-      const onPostgres = await spawnServer({ DATABASE_URL: target });
-      const embedded = await spawnServer({ ...EMBEDDED, DATA_DIR: restoredDir });
+if (databaseUrl !== undefined)
+  describe('npm run restore into PostgreSQL', () => {
+    it('fills an empty database with the same rows, and a server on it answers the same updates pages byte for byte', async () => {
+      const target = (await freshDatabase(databaseUrl, 'backup_restored')) as string;
       try {
-        expect(firstDifference(await updatesPages(onPostgres.url, app, filled.roomid, filled.start), await updatesPages(embedded.url, app, filled.roomid, filled.start))).toBeUndefined();
+        const restored = await runCommand('restore', [backupFile], { DATABASE_URL: target });
+        expect(restored.code).toBe(0);
+        expect(await tableCounts({ url: target })).toEqual(restoredCounts);
+        const onPostgres = await spawnServer({ DATABASE_URL: target });
+        const embedded = await spawnServer({ ...EMBEDDED, DATA_DIR: restoredDir });
+        try {
+          expect(firstDifference(await updatesPages(onPostgres.url, app, filled.roomid, filled.start), await updatesPages(embedded.url, app, filled.roomid, filled.start))).toBeUndefined();
+        } finally {
+          await Promise.all([onPostgres.stop(), embedded.stop()]);
+        }
+        // A database that holds data is refused, and left as it was (the servers have since worked on it: delivered webhooks).
+        const served = await tableCounts({ url: target });
+        const again = await runCommand('restore', [backupFile], { DATABASE_URL: target });
+        expect(again.code).not.toBe(0);
+        expect(again.stderr).toMatch(/holds data.*Nothing was changed.*--replace/s);
+        expect(await tableCounts({ url: target })).toEqual(served);
       } finally {
-        await Promise.all([onPostgres.stop(), embedded.stop()]);
+        await dropDatabase(target);
       }
-      // A database that holds data is refused, and left as it was (the servers have since worked on it: delivered webhooks).
-      const served = await tableCounts({ url: target });
-      const again = await runCommand('restore', [backupFile], { DATABASE_URL: target });
-      expect(again.code).not.toBe(0);
-      expect(again.stderr).toMatch(/holds data.*Nothing was changed.*--replace/s);
-      expect(await tableCounts({ url: target })).toEqual(served);
-    } finally {
-      await dropDatabase(target);
-    }
-  }, 180_000);
-});
+    }, 180_000);
+  });
 
 describe('npm run restore refuses', () => {
   it('a DATA_DIR that holds data, leaving it as it was, and replaces it when told to (--replace)', async () => {
@@ -175,6 +182,7 @@ describe('npm run restore refuses', () => {
         writeFileSync(file, bytes);
         cleanup.push(file);
         const target = targetDir();
+        cleanup.push(dirname(target));
         const result = await runCommand('restore', [file], { ...EMBEDDED, DATA_DIR: target });
         expect({ name, code: result.code, stderr: result.stderr }).toMatchObject({ name, code: 1, stderr: expect.stringMatching(message) });
         expect({ name, created: existsSync(target) }).toEqual({ name, created: false });
@@ -183,24 +191,25 @@ describe('npm run restore refuses', () => {
   }, 240_000);
 });
 
-describe.runIf(databaseUrl !== undefined)('npm run restore into PostgreSQL refuses a damaged file', () => {
-  it('leaving the empty database empty: never half a restore', async () => {
-    const target = (await freshDatabase(databaseUrl, 'backup_refused')) as string;
-    try {
-      const text = gunzipSync(readFileSync(backupFile));
-      const file = `${backupFile}.${uid('cut')}.sql`;
-      // Cut in the middle of the rows: the schema and the first tables were loaded before the damage shows.
-      writeFileSync(file, text.subarray(0, Math.floor(text.length * 0.8)));
-      cleanup.push(file);
-      const result = await runCommand('restore', [file], { DATABASE_URL: target });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/damaged/);
-      expect(await tableCounts({ url: target })).toEqual({});
-    } finally {
-      await dropDatabase(target);
-    }
-  }, 120_000);
-});
+if (databaseUrl !== undefined)
+  describe('npm run restore into PostgreSQL refuses a damaged file', () => {
+    it('leaving the empty database empty: never half a restore', async () => {
+      const target = (await freshDatabase(databaseUrl, 'backup_refused')) as string;
+      try {
+        const text = gunzipSync(readFileSync(backupFile));
+        const file = `${backupFile}.${uid('cut')}.sql`;
+        // Cut in the middle of the rows: the schema and the first tables were loaded before the damage shows.
+        writeFileSync(file, text.subarray(0, Math.floor(text.length * 0.8)));
+        cleanup.push(file);
+        const result = await runCommand('restore', [file], { DATABASE_URL: target });
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(/damaged/);
+        expect(await tableCounts({ url: target })).toEqual({});
+      } finally {
+        await dropDatabase(target);
+      }
+    }, 120_000);
+  });
 
 /** The file with one byte of its last gzip member's checksum changed (where a change in the data is caught at the latest). */
 function flipped(bytes: Buffer): Buffer {
@@ -209,3 +218,44 @@ function flipped(bytes: Buffer): Buffer {
   copy[at] = (copy[at] as number) ^ 0xff;
   return copy;
 }
+
+/**
+ * The restore drill of docs/production-postgres.md (Backups), step by step as written there:
+ * pg_dump of a database a server is using, pg_restore into a new empty database in one
+ * transaction, a server started on it answering what the first one did.
+ */
+if (databaseUrl !== undefined)
+  describe('the PostgreSQL restore drill', () => {
+    it('pg_dump while the server runs, pg_restore into an empty database: the same rows, pages, tokens and secrets', async () => {
+      const source = (await freshDatabase(databaseUrl, 'drill_source')) as string;
+      const target = (await freshDatabase(databaseUrl, 'drill_target')) as string;
+      cleanupDatabases.push(source, target);
+      let server: SpawnedServer | undefined = await spawnServer({ DATABASE_URL: source });
+      try {
+        const app = await newApp({}, server.url);
+        const filled = await fill(app);
+        const dumpDir = dirname(targetDir());
+        cleanup.push(dumpDir);
+        const file = join(dumpDir, 'engage.dump');
+        // The drill's two commands, as docs/production-postgres.md gives them.
+        await run('pg_dump', ['--format=custom', `--file=${file}`, source]);
+        await server.stop();
+        // The pages as a fresh process answers them from the source (a running one may show a room's last message time as it last read it).
+        server = await spawnServer({ DATABASE_URL: source });
+        const pages = await updatesPages(server.url, app, filled.roomid, filled.start);
+        await server.stop();
+        server = undefined;
+        // Taken after the dump: the delivery thread logs its attempts (webhook_log) and empties the journal meanwhile.
+        const settled = ({ webhook_log, webhook_journal, ...rest }: Record<string, number>) => rest;
+        const counts = settled(await tableCounts({ url: source }));
+        await run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-owner', `--dbname=${target}`, file]);
+        expect(settled(await tableCounts({ url: target }))).toEqual(counts);
+        server = await spawnServer({ DATABASE_URL: target });
+        expect(firstDifference(await updatesPages(server.url, app, filled.roomid, filled.start), pages)).toBeUndefined();
+        const there = sameApp(app, server.url);
+        expect((await there.api.post(`chat/rooms/${filled.roomid}/command`, { userid: filled.users[0], command: 'after the drill' })).status).toBe(200);
+      } finally {
+        await server?.stop();
+      }
+    }, 180_000);
+  });
