@@ -35,14 +35,15 @@ export async function appliedMigrations(session: SqlSession): Promise<AppliedMig
  */
 export function schemaPlan(applied: AppliedMigration[], what: string): { have: CodeMigration[]; forward: CodeMigration[] } {
   const code = codeMigrations();
+  const newest = code.at(-1)?.createdAt ?? 0;
   applied.forEach((migration, i) => {
     const ours = code[i];
-    if (ours === undefined)
+    if (ours?.hash === migration.hash && ours.createdAt === migration.createdAt) return;
+    if (ours === undefined || migration.createdAt > newest)
       throw new RestoreRefused(
-        `${what} has ${applied.length} migrations applied, this engage-server knows ${code.length}: it was made by a newer version. Restore it with that version (or a later one).`,
+        `${what} has a migration of ${new Date(migration.createdAt).toISOString()}, newer than this engage-server's (${code.length} migrations): it was made by a newer version. Use that version (or a later one).`,
       );
-    if (ours.hash !== migration.hash || ours.createdAt !== migration.createdAt)
-      throw new RestoreRefused(`${what}'s migration ${i + 1} (of ${new Date(migration.createdAt).toISOString()}) is not this engage-server's: it comes from another version or a fork.`);
+    throw new RestoreRefused(`${what}'s migration ${i + 1} (of ${new Date(migration.createdAt).toISOString()}) is not this engage-server's: it comes from another version or a fork.`);
   });
   return { have: code.slice(0, applied.length), forward: code.slice(applied.length) };
 }

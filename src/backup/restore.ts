@@ -31,12 +31,56 @@ export async function restoreInto(session: SqlSession, input: AsyncIterable<Buff
   for (const statement of migrationStatements(plan.have)) await session.run(statement);
   const catalog = await readCatalog(session);
   const tables = new Map(catalog.tables.map((t) => [t.name, t]));
-  const expected = new Map(manifest.tables.map((t) => [t.name, t.rows]));
-  for (const name of expected.keys()) if (!tables.has(name)) throw new RestoreRefused(`The backup holds table ${name}, which engage-server's schema does not have.`);
+  for (const { name } of manifest.tables) if (!tables.has(name)) throw new RestoreRefused(`The backup holds table ${name}, which engage-server's schema does not have.`);
   for (const statement of beforeLoad(catalog)) await session.run(statement);
+  const rows = await eachTable(reader, manifest, async (name, columns, data) => {
+    const table = tables.get(name) as CatalogTable;
+    const unknown = columns.filter((c) => !table.columns.includes(c));
+    if (unknown.length > 0 || new Set(columns).size !== columns.length) throw new RestoreRefused(`The backup's table ${name} has columns (${unknown.join(', ')}) engage-server's schema does not.`);
+    progress?.phase(`loading ${name}`);
+    return session.copyIn(`copy ${name} (${columns.join(', ')})`, counted(data, progress)).catch((err: unknown) => {
+      // Rows the database cannot take are damaged ones: the schema is the backup's own.
+      throw err instanceof RestoreRefused ? err : damaged(`${name}: ${(err as Error).message}`);
+    });
+  });
+  await finish(session, catalog, manifest, progress);
+  progress?.phase(`applying ${plan.forward.length} newer migrations`);
+  for (const statement of migrationStatements(plan.forward)) await session.run(statement);
+  return { manifest, rows, migratedForward: plan.forward.length };
+}
 
-  let rows = 0;
+/**
+ * Reads a backup file whole, without a database, as a restore would: its kind, its manifest, its
+ * schema version, every table's rows against the manifest, its checksum. A restore from a file
+ * checks it first, so that a truncated or damaged file is refused before the target is touched.
+ */
+export async function checkBackup(input: AsyncIterable<Buffer>, progress?: Progress): Promise<Manifest> {
+  const reader = new BackupReader(input);
+  const manifest = await readHead(reader);
+  schemaPlan(manifest.migrations, 'The backup');
+  progress?.begin(manifest.tables.reduce((sum, t) => sum + t.rows, 0));
+  progress?.phase('checking the file');
+  await eachTable(reader, manifest, async (_name, _columns, data) => {
+    let rows = 0;
+    for await (const piece of data) {
+      const n = linesIn(piece);
+      rows += n;
+      progress?.add(n);
+    }
+    return rows;
+  });
+  return manifest;
+}
+
+/**
+ * Reads the backup past its head to its end line, handing each COPY block to `load` (which
+ * resolves to the rows it took), and checks what it read: every table of the manifest once, with
+ * its rows, and the checksum. Resolves to the rows in all.
+ */
+async function eachTable(reader: BackupReader, manifest: Manifest, load: (table: string, columns: string[], data: AsyncIterable<Buffer>) => Promise<number>): Promise<number> {
+  const expected = new Map(manifest.tables.map((t) => [t.name, t.rows]));
   const loaded = new Set<string>();
+  let rows = 0;
   for (;;) {
     const line = await reader.line();
     if (line === undefined) throw damaged('its end line is missing');
@@ -46,22 +90,17 @@ export async function restoreInto(session: SqlSession, input: AsyncIterable<Buff
     }
     const copy = parseCopyLine(line);
     if (copy === undefined) continue;
-    const table = checkedCopy(copy, tables, expected, loaded);
-    progress?.phase(`loading ${table.name}`);
-    const copied = await session.copyIn(`copy ${table.name} (${copy.columns.join(', ')})`, counted(reader.rows(), progress)).catch((err: unknown) => {
-      // Rows the database cannot take are damaged ones: the schema is the backup's own.
-      throw err instanceof RestoreRefused ? err : damaged(`${table.name}: ${(err as Error).message}`);
-    });
-    if (copied !== expected.get(table.name)) throw damaged(`${table.name} has ${copied} rows where its manifest says ${expected.get(table.name)}`);
+    if (!expected.has(copy.table)) throw damaged(`it copies into ${copy.table}, which its manifest does not list`);
+    if (loaded.has(copy.table)) throw damaged(`it copies into ${copy.table} twice`);
+    loaded.add(copy.table);
+    const copied = await load(copy.table, copy.columns, reader.rows());
+    if (copied !== expected.get(copy.table)) throw damaged(`${copy.table} has ${copied} rows where its manifest says ${expected.get(copy.table)}`);
     rows += copied;
   }
   if ((await reader.line()) !== undefined) throw damaged('something follows its end line');
   const missing = [...expected.keys()].filter((name) => !loaded.has(name));
   if (missing.length > 0) throw damaged(`the rows of ${missing.join(', ')} are missing`);
-  await finish(session, catalog, manifest, progress);
-  progress?.phase(`applying ${plan.forward.length} newer migrations`);
-  for (const statement of migrationStatements(plan.forward)) await session.run(statement);
-  return { manifest, rows, migratedForward: plan.forward.length };
+  return rows;
 }
 
 async function readHead(reader: BackupReader): Promise<Manifest> {
@@ -76,17 +115,6 @@ async function readHead(reader: BackupReader): Promise<Manifest> {
   } catch {
     throw damaged('its manifest is not readable');
   }
-}
-
-function checkedCopy(copy: { table: string; columns: string[] }, tables: Map<string, CatalogTable>, expected: Map<string, number>, loaded: Set<string>): CatalogTable {
-  const table = tables.get(copy.table);
-  if (table === undefined || !expected.has(copy.table)) throw damaged(`it copies into ${copy.table}, which its manifest does not list`);
-  if (loaded.has(copy.table)) throw damaged(`it copies into ${copy.table} twice`);
-  const unknown = copy.columns.filter((c) => !table.columns.includes(c));
-  if (unknown.length > 0 || new Set(copy.columns).size !== copy.columns.length)
-    throw new RestoreRefused(`The backup's table ${copy.table} has columns (${unknown.join(', ')}) engage-server's schema does not.`);
-  loaded.add(copy.table);
-  return table;
 }
 
 function checkEnd(line: string, digest: string, rows: number): void {

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -192,24 +193,54 @@ describe('npm run restore refuses', () => {
 });
 
 if (databaseUrl !== undefined)
+  describe("a backup is PostgreSQL's own script", () => {
+    it('psql restores it into an empty database, with the same rows as npm run restore', async () => {
+      const target = (await freshDatabase(databaseUrl, 'backup_psql')) as string;
+      cleanupDatabases.push(target);
+      const psql = spawn('psql', ['--quiet', '--no-psqlrc', '--set=ON_ERROR_STOP=1', '--output=/dev/null', `--dbname=${target}`], { stdio: ['pipe', 'ignore', 'pipe'] });
+      let stderr = '';
+      psql.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      psql.stdin.end(gunzipSync(readFileSync(backupFile)));
+      const code = await new Promise((resolve) => psql.once('exit', resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(await tableCounts({ url: target })).toEqual(restoredCounts);
+    }, 120_000);
+  });
+
+if (databaseUrl !== undefined)
   describe('npm run restore into PostgreSQL refuses a damaged file', () => {
     it('leaving the empty database empty: never half a restore', async () => {
       const target = (await freshDatabase(databaseUrl, 'backup_refused')) as string;
       try {
-        const text = gunzipSync(readFileSync(backupFile));
-        const file = `${backupFile}.${uid('cut')}.sql`;
-        // Cut in the middle of the rows: the schema and the first tables were loaded before the damage shows.
-        writeFileSync(file, text.subarray(0, Math.floor(text.length * 0.8)));
+        // A file whole by its checksum and counts whose last table holds a row twice: it passes the
+        // check, and fails at the end of the load, after every other table was filled.
+        const file = `${backupFile}.${uid('twice')}.sql`;
+        writeFileSync(file, withRowTwice(gunzipSync(readFileSync(backupFile)).toString()));
         cleanup.push(file);
         const result = await runCommand('restore', [file], { DATABASE_URL: target });
         expect(result.code).toBe(1);
-        expect(result.stderr).toMatch(/damaged/);
+        expect(result.stderr).toMatch(/damaged \(public\.\w+: duplicate key value/);
         expect(await tableCounts({ url: target })).toEqual({});
       } finally {
         await dropDatabase(target);
       }
     }, 120_000);
   });
+
+/** The backup's text with the first row of its last non-empty table twice, its manifest, row count and checksum made to match. */
+function withRowTwice(text: string): string {
+  const lines = text.split('\n');
+  const manifest = JSON.parse((lines[1] as string).slice('-- manifest: '.length)) as { tables: { name: string; rows: number }[] };
+  const table = manifest.tables.filter((t) => t.rows > 0).at(-1) as { name: string; rows: number };
+  const copyAt = lines.findIndex((l) => l.startsWith(`COPY ${table.name} (`));
+  lines.splice(copyAt + 1, 0, lines[copyAt + 1] as string);
+  table.rows += 1;
+  lines[1] = `-- manifest: ${JSON.stringify(manifest)}`;
+  const endAt = lines.findIndex((l) => l.startsWith('-- end: '));
+  const end = JSON.parse((lines[endAt] as string).slice('-- end: '.length)) as { rows: number };
+  const body = `${lines.slice(0, endAt).join('\n')}\n`;
+  return `${body}-- end: ${JSON.stringify({ rows: end.rows + 1, sha256: createHash('sha256').update(body).digest('hex') })}\n`;
+}
 
 /** The file with one byte of its last gzip member's checksum changed (where a change in the data is caught at the latest). */
 function flipped(bytes: Buffer): Buffer {
