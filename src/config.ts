@@ -100,6 +100,10 @@ const EnvSchema = v.object({
   ...RATE_LIMIT_ENV,
   ...TELEMETRY_LIMIT_ENV,
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  BACKUP_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
+  BACKUP_INTERVAL: v.optional(v.pipe(duration, v.minValue(1, 'must be at least 1 second')), '1d'),
+  BACKUP_KEEP: v.optional(positiveInt, '7'),
+  BACKUP_WORK_DIR: v.optional(v.pipe(v.string(), v.minLength(1))),
   SHUTDOWN_DRAIN_SECONDS: v.optional(wholeNumber, '5'),
   SHUTDOWN_TIMEOUT_SECONDS: v.optional(positiveInt, '25'),
 });
@@ -152,6 +156,8 @@ export type Config = {
   telemetryLimits: TelemetryLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** Scheduled backups (BACKUP_DIR, BACKUP_INTERVAL, BACKUP_KEEP) and where an embedded database's copy is made while one runs (BACKUP_WORK_DIR: else BACKUP_DIR, else the system's temporary directory). */
+  backups: { dir: string | undefined; intervalSeconds: number; keep: number; workDir: string | undefined };
   /** After SIGTERM: seconds the node keeps serving while /readyz says 503, so load balancers steer new requests away. */
   shutdownDrainSeconds: number;
   /** After SIGTERM: the longest the whole shutdown (drain included) may take before the process exits anyway. */
@@ -203,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimits: rateLimitConfig(e),
     telemetryLimits: telemetryLimits(e),
     metricsToken: e.METRICS_TOKEN,
+    backups: { dir: e.BACKUP_DIR, intervalSeconds: e.BACKUP_INTERVAL, keep: e.BACKUP_KEEP, workDir: e.BACKUP_WORK_DIR },
     shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };

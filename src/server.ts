@@ -36,9 +36,10 @@ import { notificationsArea } from './notifications/routes.js';
 import { consoleArea } from './console/static.js';
 import { clientScriptArea } from './realtime/client-script.js';
 import { UserService } from './users/service.js';
+import { backupArea } from './backup/area.js';
 
 /** Every area, in the order they are built; an area may use what earlier ones registered. */
-const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea, clientScriptArea];
+const AREAS: ((core: Core) => Area)[] = [usersArea, chatArea, pollsArea, telemetryArea, realtimeArea, webhooksArea, commentsArea, notificationsArea, consoleArea, clientScriptArea, backupArea];
 
 /** After the listener closes, the stop waits until no request has arrived for this long (see Drain.quiet). */
 const LAST_REQUEST_QUIET_MS = 300;

@@ -9,13 +9,9 @@ import { AppDirectory } from '../apps/directory.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { MemoryBus } from '../realtime/memory-bus.js';
+import { fail } from './outcome.js';
 
 const USAGE = 'Usage: npm run app:create -- --name NAME [--userreportslimit N] [--organizationid ORG]\n';
-
-function fail(message: string, code: number): never {
-  process.stderr.write(message.endsWith('\n') ? message : `${message}\n`);
-  process.exit(code);
-}
 
 function parse(argv: string[]) {
   try {

@@ -13,6 +13,7 @@ import { hearCommits } from './commit-notices.js';
 import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
+import { type CopyTimes, copyEmbeddedOnline, prepareOnlineCopies } from './embedded-snapshot.js';
 import { keepVacuumed } from './embedded-vacuum.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
@@ -35,11 +36,14 @@ export interface Database {
   pooler: Pooler;
   /** Versions of rooms as their commits were heard, where this process is the only writer (embedded, or a single node on Postgres). */
   commits?: CommitVersions;
+  /** Embedded: copies the data directory, consistent, into an empty directory while serving (see embedded-snapshot.ts). */
+  copyOnline?(into: string): Promise<CopyTimes>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+/** The schema's migrations, applied in order at start (and by a restore, see src/backup/). */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Any constant works: it only has to be the same on every node migrating the same database. */
 const MIGRATION_LOCK = 7_274_001;
@@ -152,7 +156,7 @@ async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise
     await holder.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     const migrator = await pool.connect();
     try {
-      await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS });
+      await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS_FOLDER });
       if (thenRun !== undefined) await migrator.query(thenRun);
     } finally {
       migrator.release();
@@ -215,9 +219,10 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     await initEmbeddedCluster(dataDir);
     client = new PGlite(dataDir, EMBEDDED_OPTIONS);
     const db = drizzlePglite(client);
-    await migratePglite(db, { migrationsFolder: MIGRATIONS });
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
     const commits = new CommitVersions();
     await watchCommits(client, commits);
+    await prepareOnlineCopies(client);
     namedQueries.set(db as unknown as Db, pgliteNamedQuery(client, commits.heard));
     log.info({ dataDir }, 'embedded database ready, migrations applied');
     const stopVacuuming = keepVacuumed(db as unknown as Db, log);
@@ -226,6 +231,7 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
       kind: 'embedded',
       pooler: 'none',
       commits,
+      copyOnline: (into) => copyEmbeddedOnline(client, dataDir, into),
       ping: () => ping(db as unknown as Db),
       close: () =>
         stopVacuuming()

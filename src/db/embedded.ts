@@ -3,17 +3,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
 /**
  * Postgres' default 128 MB of shared buffers live in PGlite's WebAssembly memory, all of it
  * resident once touched; 32 MB keeps the embedded default small (pages beyond them are read
  * back from the operating system's file cache). Durability settings stay as they are. pg_trgm
- * is the extension the searches' indexes use on Postgres too (migration 0012).
+ * is the extension the searches' indexes use on Postgres too (migration 0012); pg_buffercache
+ * lets an online backup write the buffers out a slice at a time (see embedded-snapshot.ts).
  */
 export const EMBEDDED_OPTIONS: PGliteOptions = {
   startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
-  extensions: { pg_trgm },
+  extensions: { pg_trgm, pg_buffercache },
 };
 
 /**

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { Actor, Application, TokenScope } from '../apps/types.js';
 import type { AnySchema } from './validation.js';
 import type { JsonPieces } from './envelope.js';
+import type { StreamedBody } from './stream.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -49,6 +50,8 @@ export interface Reply {
   shared?: Buffer | SharedJson;
   message?: string;
   status?: number;
+  /** When set, the answer is this body, sent as it is made (a backup file), not an envelope. */
+  stream?: StreamedBody;
 }
 
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;

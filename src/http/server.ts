@@ -22,6 +22,7 @@ import { endAnswer } from './head.js';
 import { compressible, GZIP_FROM_BYTES, gzippedForOne, gzippedOnce, takesGzip } from './encoding.js';
 import { HEADERS_LIMIT, HEADERS_TOO_LARGE } from './header-limit.js';
 import { statusLine } from './status.js';
+import { sendStream, type StreamedBody } from './stream.js';
 import { mayHoldUnstorable } from './storable.js';
 import { decodePathParams, validate } from './validation.js';
 
@@ -66,6 +67,8 @@ interface Incoming {
 
 interface State {
   aborted: boolean;
+  /** What else an abort ends (a streamed answer's body). */
+  whenAborted?: () => void;
   /** Answered, or aborted: the drain no longer waits for it. */
   settled: boolean;
   started: number;
@@ -112,17 +115,36 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
     deps.drain.received();
     res.onAborted(() => {
       state.aborted = true;
+      state.whenAborted?.();
       settle();
     });
     let matched: RouteDef | undefined;
     // HEAD is answered as GET, without the body; so are its refusals.
     const head = incoming.method === 'HEAD';
-    const respond = (status: number, body: string | Buffer, extra?: [string, string][], close = false) => {
-      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close || deps.drain.draining, head);
+    const answered = (status: number) => {
       settle();
       const ms = performance.now() - state.started;
       metrics.observe(matched, status, ms);
       if (accessLog) deps.log.info({ reqId: incoming.requestId, method: incoming.method, url: incoming.url, status, ms: Math.round(ms * 10) / 10 }, 'request');
+    };
+    const respond = (status: number, body: string | Buffer, extra?: [string, string][], close = false) => {
+      send(res, state, status, body, incoming.requestId, allowOrigin, extra, close || deps.drain.draining, head);
+      answered(status);
+    };
+    const stream = (streamed: StreamedBody) => {
+      if (state.aborted) return void streamed.body.destroy();
+      const common: [string, string][] = [
+        ['x-request-id', incoming.requestId],
+        ['access-control-expose-headers', EXPOSED_HEADERS],
+      ];
+      if (allowOrigin !== '') common.push(['access-control-allow-origin', allowOrigin]);
+      sendStream(
+        res,
+        streamed,
+        common,
+        (then) => (state.whenAborted = then),
+        () => answered(200),
+      );
     };
     const fail = (err: unknown) => {
       if (err instanceof DomainError) {
@@ -153,6 +175,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
       if (body?.kind === 'too-large') return respond(413, envelope(413, `The request body is larger than ${deps.bodyLimit} bytes.`, null));
       if (body?.kind === 'not-utf8') return respond(400, envelope(400, `Invalid body: ${NOT_UTF8}.`, null, { body: NOT_UTF8 }));
       handle(deps, manageToken, match.route, match.params, incoming, address, body?.text ?? '').then((reply) => {
+        if (reply.stream !== undefined) return stream(reply.stream);
         const status = reply.status ?? 200;
         const shared = sharedJson(reply);
         if (shared === undefined || status === 204 || !incoming.gzip || shared.json.length < GZIP_FROM_BYTES) {
