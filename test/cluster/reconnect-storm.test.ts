@@ -59,7 +59,16 @@ describe('a reconnect storm when a node dies', () => {
     const route = { endpoints: [servers[0].url, servers[1].url], appid: a.appid, token: a.token, roomId: roomid };
     const fans = Array.from(
       { length: WS_FANS + SSE_FANS },
-      (_, i) => new StormFan(route, { transport: i < WS_FANS ? 'ws' : 'sse', cursor: start, seq: seqOfCursor(start), recordIds: true, firstEndpoint: i % 2 }),
+      // TEST_WS_ENCODING=compact: the fans ask for compact frames (deflated batches; compact event streams), as engage-client does.
+      (_, i) =>
+        new StormFan(route, {
+          transport: i < WS_FANS ? 'ws' : 'sse',
+          cursor: start,
+          seq: seqOfCursor(start),
+          recordIds: true,
+          firstEndpoint: i % 2,
+          compact: process.env['TEST_WS_ENCODING'] === 'compact',
+        }),
     );
     try {
       for (let i = 0; i < fans.length; i += 50) await Promise.all(fans.slice(i, i + 50).map((f) => f.start()));
