@@ -30,17 +30,17 @@ function profiling(): string[] {
  * Our server: a room, `speakers` joined users, messages posted through `chat/rooms/{id}/command`
  * by each user in turn (the server runs with the default per-user rate limits).
  */
-export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number, compact = false): Promise<Target> {
+export async function engageTarget(nodes: number, env: Record<string, string>, speakers: number, compact = false, root = ROOT): Promise<Target> {
   const servers: SpawnedServer[] = [];
   // Every bench socket comes from this one address: the per-address cap would refuse most.
   const oneAddress = { WS_MAX_CONNECTIONS_PER_ADDRESS: '1000000' };
-  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...oneAddress, ...env }, [...COLLECTABLE, ...FROM_SOURCE]));
+  for (let i = 0; i < nodes; i++) servers.push(await spawnServer({ LOG_LEVEL: 'error', ...oneAddress, ...env }, [...COLLECTABLE, ...FROM_SOURCE], root));
   const app = await benchApp((servers[0] as SpawnedServer).url);
   const roomid = (await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'bench', enableenterandexit: false, enableprofanityfilter: false })).id;
   const users = await joinSpeakers(app, roomid, speakers);
   let turn = 0;
   return {
-    name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}${compact ? ', compact frames' : ''}`,
+    name: `engage (uWS) ${nodes} node${nodes > 1 ? 's' : ''}${compact ? ', compact frames' : ''}${root === ROOT ? '' : ` (${root})`}`,
     pids: servers.map((s) => s.process.pid as number),
     urls: servers.map((s) => `${s.url.replace('http', 'ws')}/api/v3/${app.appid}/ws?token=${encodeURIComponent(app.token)}${compact ? '&encoding=compact' : ''}`),
     dialect: (compact ? compactDialect : engageDialect)(`room:${roomid}`),

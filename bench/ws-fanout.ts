@@ -163,6 +163,8 @@ async function main(): Promise<void> {
     bare1c: () => bareTarget(80),
     engage1: () => engageTarget(1, storage, SPEAKERS),
     engage1c: () => engageTarget(1, storage, SPEAKERS, true),
+    // BENCH_ROOT: another checkout (a commit before a change), measured the same way.
+    engage1before: () => engageTarget(1, storage, SPEAKERS, false, process.env['BENCH_ROOT'] ?? ''),
     engage2: () => engageTarget(2, { ...storage, REDIS_URL: redis?.url ?? '' }, SPEAKERS),
     sio1: () => socketIoTarget(1, undefined),
     sio2: () => socketIoTarget(2, redis?.url),

@@ -33,6 +33,13 @@ describe('engage-client and EventSource in Chromium', () => {
   it('the client crosses a network cut and an offline spell, every event once and in seq order', async () => {
     const { roomid, start } = await newRoom();
     const page = await openPage();
+    // What the client asked for and got: compact frames, and deflated batches (Chromium has DecompressionStream).
+    const sockets: string[] = [];
+    let binaryFrames = 0;
+    page.on('websocket', (ws) => {
+      sockets.push(ws.url());
+      ws.on('framereceived', (frame) => typeof frame.payload !== 'string' && binaryFrames++);
+    });
     const config = { appId: app.appid, apiToken: app.token, endpoint: `${proxy.url}/api/v3`, reconnectDelayMs: 100, maxReconnectDelayMs: 1000 };
     await page.evaluate(([c, r, s]) => (window as unknown as { follow: (...a: unknown[]) => void }).follow(c, r, s), [config, roomid, start] as const);
     await page.waitForFunction(() => (window as unknown as { live: { state: string } }).live.state === 'connected');
@@ -53,6 +60,10 @@ describe('engage-client and EventSource in Chromium', () => {
     const got = await expectWhole(page, app.api, roomid, start, 350);
     const seqs = got.map((g) => g.seq as number);
     expect(seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as number))).toBe(true);
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    expect(sockets.every((u) => u.includes('encoding=compact') && u.includes('compress=deflate-raw'))).toBe(true);
+    // The 300 events of the cut came back as replayed batches, deflated.
+    expect(binaryFrames).toBeGreaterThanOrEqual(3);
     await page.close();
   }, 90_000);
 
@@ -60,6 +71,9 @@ describe('engage-client and EventSource in Chromium', () => {
     const { roomid, start } = await newRoom();
     const page = await openPage();
     const url = `${proxy.url}/api/v3/${app.appid}/sse?topic=room:${roomid}&token=${app.token}`;
+    // The browser asks for gzip by itself and inflates the stream as it comes.
+    const encodings: (string | undefined)[] = [];
+    page.on('response', (res) => res.url().includes('/sse?') && encodings.push(res.headers()['content-encoding']));
     await page.evaluate((u) => (window as unknown as { stream: (u: string) => void }).stream(u), url);
     await page
       .waitForFunction(() => (window as unknown as { opens: number }).opens === 1, undefined, { timeout: 10_000 })
@@ -78,6 +92,8 @@ describe('engage-client and EventSource in Chromium', () => {
     // Each event's lastEventId is the room cursor after it: REST continues from there.
     const tail = (await app.api.get(`chat/rooms/${roomid}/updates?cursor=${got[58]?.lastEventId}`)).body.data;
     expect(tail.events.map((e: { id: string }) => e.id)).toEqual([got[59]?.id]);
+    expect(encodings.length).toBeGreaterThanOrEqual(2);
+    expect(encodings.every((e) => e === 'gzip')).toBe(true);
     await page.close();
   }, 90_000);
 });
