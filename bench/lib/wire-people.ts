@@ -20,6 +20,8 @@ const WORDS = (
   'that was never a foul dive honestly the best we have played all season proper football from them tonight nervous now'
 ).split(' ');
 
+const handlesTaken = new Set<string>();
+
 export function person(): { userid: string; handle: string; displayname: string; pictureurl: string; profileurl: string } {
   const first = pick(FIRST);
   const last = pick(LAST);
@@ -28,7 +30,9 @@ export function person(): { userid: string; handle: string; displayname: string;
       .toLowerCase()
       .normalize('NFD')
       .replace(/[^a-z]/g, '');
-  const handle = `${plain(first)}_${plain(last).slice(0, 1)}${hex(3)}`;
+  let handle = `${plain(first)}_${plain(last).slice(0, 1)}${hex(3)}`;
+  while (handlesTaken.has(handle)) handle += hex(1);
+  handlesTaken.add(handle);
   const userid = `u${hex(8)}`;
   return { userid, handle, displayname: `${first} ${last}`, pictureurl: `https://cdn.example.com/avatars/${hex(16)}.jpg`, profileurl: `https://example.com/@${handle}` };
 }
