@@ -14,6 +14,7 @@ import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, w
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { keepVacuumed } from './embedded-vacuum.js';
+import { keepCheckpointed } from './embedded-checkpoints.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
 
@@ -221,6 +222,7 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
     namedQueries.set(db as unknown as Db, pgliteNamedQuery(client, commits.heard));
     log.info({ dataDir }, 'embedded database ready, migrations applied');
     const stopVacuuming = keepVacuumed(db as unknown as Db, log);
+    const stopCheckpoints = keepCheckpointed(db as unknown as Db, log);
     return {
       db: db as unknown as Db,
       kind: 'embedded',
@@ -228,7 +230,7 @@ async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
       commits,
       ping: () => ping(db as unknown as Db),
       close: () =>
-        stopVacuuming()
+        Promise.all([stopVacuuming(), stopCheckpoints()])
           .then(() => client.close())
           .finally(release),
     };
