@@ -75,6 +75,7 @@ const EnvSchema = v.object({
   REDIS_CLUSTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'off'),
   MANAGE_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  STORAGE_RESERVE: v.optional(byteSize, '64mb'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   BODY_LIMIT: v.optional(byteSize, '1mb'),
   SESSION_IDLE_SECONDS: v.optional(positiveInt, '600'),
@@ -114,6 +115,8 @@ export type Config = {
   redis: RedisConfig | undefined;
   manageToken: string | undefined;
   dataDir: string;
+  /** Writes are refused while the embedded database's disk has less than this free; as much again is held in DATA_DIR to start on a full disk (docs/storage.md). */
+  storageReserve: number;
   logLevel: string;
   bodyLimit: number;
   sessionIdleSeconds: number;
@@ -176,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER === 'on', pubsub: e.REDIS_PUBSUB },
     manageToken: e.MANAGE_TOKEN,
     dataDir: e.DATA_DIR,
+    storageReserve: e.STORAGE_RESERVE,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     sessionIdleSeconds: e.SESSION_IDLE_SECONDS,

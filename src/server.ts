@@ -59,6 +59,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     pooler: config.databasePooler,
     poolSize: config.databasePoolSize,
     dataDir: config.dataDir,
+    storageReserve: config.storageReserve,
     log,
     singleNode: config.redis === undefined,
   });
@@ -94,6 +95,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: core.limits,
     drain,
     bus,
+    storage: database.storage,
   });
   for (const area of areas) area.attach?.(app);
   attachReference(app, routes, { topics, frames: core.frames });

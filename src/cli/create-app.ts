@@ -58,7 +58,14 @@ async function main(): Promise<void> {
 
   let database: Database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, pooler: config.databasePooler, poolSize: config.databasePoolSize, dataDir: config.dataDir, log });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pooler: config.databasePooler,
+      poolSize: config.databasePoolSize,
+      dataDir: config.dataDir,
+      storageReserve: config.storageReserve,
+      log,
+    });
   } catch (err) {
     const hint = config.databaseUrl === undefined ? `\nThe embedded database in ${config.dataDir} can be opened by one process only: stop the server using this DATA_DIR and try again.` : '';
     return fail(`Cannot open the database: ${(err as Error).message}${hint}`, 1);

@@ -15,6 +15,11 @@ import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { keepVacuumed } from './embedded-vacuum.js';
 import { keepCheckpointed } from './embedded-checkpoints.js';
+import { abortWatch } from './embedded-aborts.js';
+import { probeDirSpace } from './free-space.js';
+import { ReserveFile } from './reserve-file.js';
+import { probePostgresSpace } from './space-probe.js';
+import { StorageGuard } from './storage-guard.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
 
@@ -36,6 +41,8 @@ export interface Database {
   pooler: Pooler;
   /** Versions of rooms as their commits were heard, where this process is the only writer (embedded, or a single node on Postgres). */
   commits?: CommitVersions;
+  /** Whether the database's disk has room for writes (see StorageGuard). */
+  storage: StorageGuard;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -109,6 +116,8 @@ export interface OpenOptions {
   /** At most this many connections to Postgres. */
   poolSize: number;
   dataDir: string;
+  /** STORAGE_RESERVE (see StorageGuard, ReserveFile). */
+  storageReserve: number;
   log: Logger;
   /**
    * Postgres: true when this node is its only server (no bus between nodes), so it hears its
@@ -119,7 +128,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.databaseUrl === undefined ? openEmbedded(options.dataDir, options.log) : openPostgres(options.databaseUrl, options);
+  return options.databaseUrl === undefined ? openEmbedded(options) : openPostgres(options.databaseUrl, options);
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
@@ -135,7 +144,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: SERVER_CONNECTIONS, pooler, commits });
   await migrateAlone(pool, options.singleNode === undefined ? undefined : hears ? commitTriggers() : noCommitTriggers());
   log.info({ pooler, poolSize: options.poolSize, hearsCommits: hears }, 'postgres ready, migrations applied');
-  return { db, kind: 'postgres', pool, pooler, commits, ping: () => ping(db), close: () => pool.end() };
+  const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, probe: () => probePostgresSpace(db) });
+  await storage.start();
+  return { db, kind: 'postgres', pool, pooler, commits, storage, ping: () => ping(db), close: () => storage.stop().then(() => pool.end()) };
 }
 
 /**
@@ -208,29 +219,45 @@ export function connectPostgres(url: string, log: Logger, options: { max: number
 
 function ignoreLostConnection(): void {}
 
-async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
+async function openEmbedded(options: OpenOptions): Promise<Database> {
+  const { dataDir, log } = options;
   mkdirSync(dataDir, { recursive: true });
   const release = await lockDataDir(dataDir);
   let client: PGlite;
   try {
+    const reserve = new ReserveFile(dataDir, options.storageReserve, log);
+    await reserve.releaseIfShort(dataDir);
     await initEmbeddedCluster(dataDir);
-    client = new PGlite(dataDir, EMBEDDED_OPTIONS);
-    const db = drizzlePglite(client);
-    await migratePglite(db, { migrationsFolder: MIGRATIONS });
+    // After an abort nothing may reach the database again: the process ends (main.ts) and starts again.
+    const aborts = abortWatch((err) =>
+      setImmediate(() => {
+        throw err;
+      }),
+    );
+    client = new PGlite(dataDir, { ...EMBEDDED_OPTIONS, extensions: { ...EMBEDDED_OPTIONS.extensions, abortWatch: aborts.extension }, onStderr: aborts.onStderr });
+    await client.waitReady;
+    aborts.guard(client);
+    const pglite = drizzlePglite(client);
+    await migratePglite(pglite, { migrationsFolder: MIGRATIONS });
+    const db = pglite as unknown as Db;
     const commits = new CommitVersions();
     await watchCommits(client, commits);
-    namedQueries.set(db as unknown as Db, pgliteNamedQuery(client, commits.heard));
+    namedQueries.set(db, pgliteNamedQuery(client, commits.heard));
+    const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, disk: { dataDir, reserve }, probe: () => probeDirSpace(dataDir) });
+    await storage.start();
     log.info({ dataDir }, 'embedded database ready, migrations applied');
-    const stopVacuuming = keepVacuumed(db as unknown as Db, log);
-    const stopCheckpoints = keepCheckpointed(db as unknown as Db, log);
+    const mayWrite = () => storage.mayWrite();
+    const stopVacuuming = keepVacuumed(db, log, mayWrite);
+    const stopCheckpoints = keepCheckpointed(db, log, mayWrite);
     return {
-      db: db as unknown as Db,
+      db,
       kind: 'embedded',
       pooler: 'none',
       commits,
-      ping: () => ping(db as unknown as Db),
+      storage,
+      ping: () => ping(db),
       close: () =>
-        Promise.all([stopVacuuming(), stopCheckpoints()])
+        Promise.all([stopVacuuming(), stopCheckpoints(), storage.stop()])
           .then(() => client.close())
           .finally(release),
     };

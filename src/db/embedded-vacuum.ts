@@ -55,13 +55,14 @@ function workOf({ table, grown, dead, old }: TableToTend): string {
  *   writing before that as a server would, so a table is frozen once its oldest unfrozen id is
  *   FREEZE_AGE old, as autovacuum does.
  * The database answers nothing else while it works. Looking costs a millisecond or two, so an
- * idle server looks less and less often.
+ * idle server looks less and less often. `mayWrite` false (the disk short of space) skips the work.
  */
-export function keepVacuumed(db: Db, log: Logger): () => Promise<void> {
+export function keepVacuumed(db: Db, log: Logger, mayWrite: () => boolean = () => true): () => Promise<void> {
   let wait = FIRST_WAIT_MS;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   const check = async () => {
+    if (!mayWrite()) return;
     const tables = await preparedRows<TableToTend>(db, 'embedded_tables_to_tend', TABLES_TO_TEND);
     for (const table of tables) {
       const started = performance.now();

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { isDatabaseUnavailable, UNAVAILABLE_RETRY_MS } from './errors.js';
+import { isDatabaseUnavailable, isOutOfSpace, UNAVAILABLE_RETRY_MS } from './errors.js';
 import type { CommitMetrics } from '../metrics/registry.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -13,8 +13,9 @@ const UNAVAILABLE_HOLD_MS = 60_000;
  * one. Flushes start at the next event-loop turn, but at least `spacingMs` after the last one
  * started (so under a steady stream a statement's fixed cost is shared by more items). A flush
  * that failed because the database is unreachable is tried again, items kept, for up to
- * UNAVAILABLE_HOLD_MS; any other failed flush is retried item by item, and an item that fails
- * alone is logged and dropped.
+ * UNAVAILABLE_HOLD_MS, and one that failed because the disk is full for as long as it is (the
+ * items follow writes already acknowledged, and new writes are refused meanwhile, so few wait);
+ * any other failed flush is retried item by item, and an item that fails alone is logged and dropped.
  */
 export class TickBatcher<T> {
   private pending: T[] = [];
@@ -72,8 +73,9 @@ export class TickBatcher<T> {
       this.unavailableSince = undefined;
       this.metrics.observe(items.length, this.lastStart);
     } catch (err) {
-      if (isDatabaseUnavailable(err) && this.holdWhileUnavailable()) {
-        this.log.warn({ err, items: items.length }, `${this.what} failed: database unavailable, trying again`);
+      const full = isOutOfSpace(err);
+      if (full || (isDatabaseUnavailable(err) && this.holdWhileUnavailable())) {
+        this.log[full ? 'debug' : 'warn']({ err, items: items.length }, `${this.what} failed: ${full ? 'the disk is full' : 'database unavailable'}, trying again`);
         this.pending = [...items, ...this.pending];
         await after(UNAVAILABLE_RETRY_MS);
       } else if (items.length > 1 && !isDatabaseUnavailable(err)) await this.flushOneByOne(items, err);

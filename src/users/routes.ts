@@ -77,6 +77,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/search',
+        writes: false,
         limit: 'searches',
         body: Search,
         handler: async (ctx) => {
@@ -150,6 +151,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/moderation/queues/reportedusers',
+        writes: false,
         body: Paging,
         handler: async (ctx) => reportedUsers(ctx, ctx.body),
       }),
