@@ -56,7 +56,7 @@ export class StorageGuard {
     return this.fullSince !== undefined;
   }
 
-  /** Why writes are refused; empty while they are not. */
+  /** Why writes are refused, as /healthz tells anyone (no paths, no statements); empty while they are not. */
   get reason(): string {
     return this.why;
   }
@@ -70,13 +70,13 @@ export class StorageGuard {
   refusal(): DomainError | undefined {
     if (this.fullSince === undefined) return undefined;
     storageMetrics.refused.inc();
-    return insufficientStorage(`The server's storage is full (${this.why}): writes are refused until space is freed; reads go on.`);
+    return insufficientStorage("The server's storage is full: writes are refused until space is freed; reads go on.");
   }
 
   /** Told of a failed statement: true, and the state begins (if it had not), when it failed for want of space. */
   failed(err: unknown): boolean {
     if (!isOutOfSpace(err)) return false;
-    if (this.fullSince === undefined) this.begin(`the database could not write: ${(err as Error).message}`, { err });
+    if (this.fullSince === undefined) this.begin('the database could not write for want of disk space', { err });
     return true;
   }
 
@@ -126,7 +126,7 @@ export class StorageGuard {
     if (this.fullSince === undefined) {
       const mb = (n: number) => `${Math.max(0, Math.floor(n / 2 ** 20))} MB`;
       const what = inodes < MIN_INODES ? `${inodes} files left` : `${mb(usable)} free${held ? '' : ' with the reserve given back'}`;
-      this.begin(`the disk holding ${disk.dataDir} has ${what}, under STORAGE_RESERVE=${mb(this.options.reserveBytes)}`, { freeBytes: bytes, inodes, reserveHeld: held });
+      this.begin(`the database's disk has ${what}, under STORAGE_RESERVE=${mb(this.options.reserveBytes)}`, { dataDir: disk.dataDir, freeBytes: bytes, inodes, reserveHeld: held });
     }
     return false;
   }
