@@ -6,8 +6,8 @@
  *   - POSTS posts at full load (the writes a crash interrupts; their rate is what the checkpoints cost);
  *   - kill -9, and the time from spawning the server again to /readyz 200;
  *   - SIGTERM (no drain): the time to exit, and from spawning again to /readyz 200;
- *   - after a last clean stop, the data directory's bytes per stored event: all of it, the events'
- *     table with its TOAST and its indexes, the WAL kept.
+ *   - after a last clean stop, the data directory's bytes per stored event: all of it (but the
+ *     storage reserve's file), the events' table with its TOAST and its indexes, the WAL kept.
  * Each checkout is measured in turn, each on a store of its own (its own schema and grow-store).
  *
  *   npm run bench:restart
@@ -15,12 +15,13 @@
  *   HISTORY=1000000 ROOMS=20000 USERS=100000 POSTS=100000 CONNECTIONS=64
  */
 import { execFile, execSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from '../src/db/embedded.js';
+import { RESERVE_FILE } from '../src/db/reserve-file.js';
 import { spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, benchClient } from './lib/app.js';
 import { load } from './lib/autocannon.js';
@@ -31,7 +32,8 @@ import { joinSpeakers } from './lib/limits.js';
 const SIZE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
 const posts = Number(process.env['POSTS'] ?? 100_000);
 const connections = Number(process.env['CONNECTIONS'] ?? 64);
-const SERVER_ENV = { RATE_LIMITS: 'off' };
+/** The production default reserve (the test helper's default is 1 MB); its file is not counted as the store's. */
+const SERVER_ENV = { RATE_LIMITS: 'off', STORAGE_RESERVE: '64mb' };
 
 interface Figures {
   startMs: number;
@@ -63,7 +65,8 @@ async function startTimed(dataDir: string, root: string): Promise<{ server: Spaw
 /** What a cleanly stopped store holds on disk. */
 async function diskOf(dataDir: string): Promise<Pick<Figures, 'events' | 'dirBytes' | 'walBytes' | 'eventsTableBytes' | 'eventsIndexBytes'>> {
   // Before the database is opened here: its own close would checkpoint and recycle the WAL otherwise.
-  const dirBytes = bytesOf(dataDir);
+  const reserve = join(dataDir, RESERVE_FILE);
+  const dirBytes = bytesOf(dataDir) - (existsSync(reserve) ? statSync(reserve).size : 0);
   const walBytes = bytesOf(join(dataDir, 'pg_wal'));
   const db = new PGlite(dataDir, EMBEDDED_OPTIONS);
   try {

@@ -234,6 +234,39 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     await fillThroughRecovery(server, disk, 48 * 2 ** 20);
   });
 
+  it('embedded, with no reserve: the database PANICs when its WAL cannot grow, and the process ends at once (never a spin); started again, it has every acknowledged post', { timeout: 240_000 }, async () => {
+    const disk = diskOf(200);
+    const env = { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data'), STORAGE_RESERVE: '1kb' };
+    const server = await serve(env);
+    const s = await stage(server);
+    // Less than a WAL segment (16 MB) left: the next one cannot be made.
+    disk.fillTo(12 * 2 ** 20);
+    const exited = new Promise<number | null>((resolve) => server.process.once('exit', (code) => resolve(code)));
+    const acknowledged: string[] = [];
+    let over = false;
+    void exited.then(() => (over = true));
+    await Promise.all(
+      s.users.map(async (userid, w) => {
+        for (let i = 0; !over; i++) {
+          // A request the process never answers fails when it exits; none may hang while it lives.
+          const p = await post(s.app, s.room, userid, `w${w}-${i} ${noise()}`).catch(() => undefined);
+          if (p?.status === 200) acknowledged.push(p.id as string);
+          expect(p === undefined || p.status === 200 || p.status === 507).toBe(true);
+          if (p?.status === 507) await new Promise((r) => setTimeout(r, 50));
+        }
+      }),
+    );
+    expect(await exited).toBe(1);
+    // Its end was the point: the stop after the tests is not to report it.
+    await server.kill('SIGKILL');
+    expect(server.output()).toMatch(/The embedded database aborted \(a Postgres PANIC: could not write to file \\"pg_wal\/xlogtemp/);
+    disk.freeUp();
+    const again = await serve({ ...env, PORT: String(server.port) });
+    const stored = (await readFrom(new Client(again.url, s.app.appid, s.app.token), s.room, s.cursor)).events.map((e: any) => e.id as string);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
+  });
+
   it('embedded: stops with SIGTERM on a full disk, starts again on it (after a kill -9 too) serving reads, and takes writes once space is freed', { timeout: 240_000 }, async () => {
     const disk = diskOf(200);
     const dataDir = join(disk.dir, 'data');
