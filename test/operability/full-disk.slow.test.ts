@@ -234,7 +234,7 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     await fillThroughRecovery(server, disk, 48 * 2 ** 20);
   });
 
-  it('embedded, with no reserve: the database PANICs when its WAL cannot grow, and the process ends at once (never a spin); started again, it has every acknowledged post', { timeout: 240_000 }, async () => {
+  it('embedded, no reserve: a PANIC when the WAL cannot grow ends the process at once (no spin); started again it has every acknowledged post', { timeout: 240_000 }, async () => {
     const disk = diskOf(200);
     const env = { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data'), STORAGE_RESERVE: '1kb' };
     const server = await serve(env);
