@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
 import type { SearchBounds } from './db/bounded-search.js';
-import type { Pooler } from './db/client.js';
+import type { OpenOptions, Pooler } from './db/client.js';
 import type { RedisConfig } from './redis.js';
 import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './telemetry/limits.js';
 
@@ -158,6 +158,11 @@ export type Config = {
 };
 
 export class ConfigError extends Error {}
+
+/** What opening the database takes from the configuration (the server, and the command-line tools on the same database). */
+export function databaseSettings(c: Config): Pick<OpenOptions, 'databaseUrl' | 'pooler' | 'poolSize' | 'dataDir' | 'storageReserve'> {
+  return { databaseUrl: c.databaseUrl, pooler: c.databasePooler, poolSize: c.databasePoolSize, dataDir: c.dataDir, storageReserve: c.storageReserve };
+}
 
 /** Reads the environment once; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from '../logger.js';
+import { repeatWork } from '../repeated-work.js';
 import { type Db, preparedRows } from './client.js';
 
 /** How often the WAL written since the last checkpoint is looked at (a read of a few microseconds). */
@@ -25,8 +26,6 @@ const WAL_SINCE_CHECKPOINT = sql.raw(`select pg_wal_lsn_diff(pg_current_wal_inse
  */
 export function keepCheckpointed(db: Db, log: Logger, mayWrite: () => boolean = () => true): () => Promise<void> {
   let last = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   const look = async () => {
     const [wal] = await preparedRows<{ bytes: number }>(db, 'embedded_wal_since_checkpoint', WAL_SINCE_CHECKPOINT);
     const bytes = wal?.bytes ?? 0;
@@ -37,22 +36,10 @@ export function keepCheckpointed(db: Db, log: Logger, mayWrite: () => boolean = 
     last = performance.now();
     log.debug({ walBytes: bytes, ms: Math.round(last - started) }, 'embedded database checkpointed');
   };
-  const schedule = () => {
-    timer = setTimeout(() => {
-      running = look()
-        .catch((err: unknown) => log.warn({ err }, 'checkpointing the embedded database failed'))
-        .finally(() => {
-          running = undefined;
-          if (timer !== undefined) schedule();
-        });
-    }, LOOK_MS);
-    timer.unref();
-  };
-  schedule();
-  /** Stops, once a checkpoint under way has ended (the database may then close, with a checkpoint of its own). */
-  return async () => {
-    clearTimeout(timer);
-    timer = undefined;
-    await running;
-  };
+  // The stop waits for a checkpoint under way: the database may then close, with a checkpoint of its own.
+  return repeatWork(
+    () => LOOK_MS,
+    look,
+    (err) => log.warn({ err }, 'checkpointing the embedded database failed'),
+  );
 }

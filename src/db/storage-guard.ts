@@ -1,5 +1,6 @@
 import { DomainError, insufficientStorage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { repeatWork } from '../repeated-work.js';
 import { storageMetrics } from '../metrics/registry.js';
 import { isOutOfSpace } from './errors.js';
 import { freeSpace } from './free-space.js';
@@ -43,8 +44,7 @@ export interface StorageGuardOptions {
 export class StorageGuard {
   private fullSince: number | undefined;
   private why = '';
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private stopLooking: () => Promise<void> = () => Promise.resolve();
   private lastProbe = Number.NEGATIVE_INFINITY;
   private readonly resumeBytes: number;
 
@@ -83,27 +83,16 @@ export class StorageGuard {
   /** Looks at the disk now (embedded: the state is right before the first request), then keeps looking. */
   async start(): Promise<void> {
     await this.look();
-    this.schedule();
+    this.stopLooking = repeatWork(
+      () => (this.options.disk !== undefined ? WATCH_MS : PROBE_MS),
+      () => this.look(),
+      (err) => this.options.log.warn({ err }, 'looking at the storage failed'),
+    );
   }
 
   /** Stops looking, once a look under way has ended. */
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private schedule(): void {
-    const wait = this.options.disk !== undefined ? WATCH_MS : PROBE_MS;
-    this.timer = setTimeout(() => {
-      this.running = this.look()
-        .catch((err: unknown) => this.options.log.warn({ err }, 'looking at the storage failed'))
-        .finally(() => {
-          this.running = undefined;
-          if (this.timer !== undefined) this.schedule();
-        });
-    }, wait);
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.stopLooking();
   }
 
   private async look(): Promise<void> {
