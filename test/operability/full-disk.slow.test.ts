@@ -10,6 +10,7 @@ import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { privatePostgres, type Postgres } from '../helpers/private-postgres.js';
 import { CAN_MOUNT, type SmallDisk, smallDisk } from '../helpers/small-disk.js';
 import { type SpawnedServer, spawnServer } from '../helpers/spawn.js';
+import { SseReader } from '../realtime/sse-reader.js';
 import { connect } from '../realtime/ws-client.js';
 import { eventually, startReceiver } from '../webhooks/receiver.js';
 
@@ -66,12 +67,16 @@ async function stage(server: SpawnedServer) {
   const users = await Promise.all(Array.from({ length: WRITERS }, async () => (await joinRoom(app.api, room)).user.userid as string));
   const socket = await connect(server.url, app.appid, app.token);
   expect((await socket.subscribe(`room:${room}`))['type']).toBe('subscribed');
+  const stream = await SseReader.open(`${server.url}/api/v3/${app.appid}/sse?topic=room:${room}&token=${app.token}`);
+  cleanups.push(() => stream.close());
+  expect(stream.status).toBe(200);
   const receiver = await startReceiver(() => 200);
   cleanups.push(() => receiver.close());
   expect((await app.api.post('webhook/hooks', { label: 'disk', url: receiver.url, enabled: true, type: 'postpublish', events: ['chatspeech'] })).status).toBe(200);
   const poll = (await app.api.post('poll/poll/create', { title: 'Full?' })).body.data;
   const choice = (await app.api.post(`poll/poll/${poll.id}/choice`, { choices: [{ title: 'yes' }] })).body.data[0].id as string;
-  return { app, room, cursor: eventscursor.cursor as string, users, socket, receiver, poll: poll.id as string, choice };
+  const liked = (await app.api.post(`chat/rooms/${room}/command`, { userid: users[0], command: 'like me' })).body.data.speech.id as string;
+  return { app, room, cursor: eventscursor.cursor as string, users, socket, stream, receiver, poll: poll.id as string, choice, liked };
 }
 
 async function post(app: TestApp, room: string, userid: string, body: string): Promise<Post> {
@@ -126,6 +131,7 @@ async function expectFullState(server: SpawnedServer, s: Awaited<ReturnType<type
   expect(refused.headers.get('retry-after')).toBe('5');
   // Batched writes follow the same rule.
   expect((await app.api.post(`chat/rooms/${room}/join`, { userid: 'latecomer', displayname: 'Late' })).status).toBe(507);
+  expect((await app.api.post(`chat/rooms/${room}/events/${s.liked}/react`, { userid: s.users[1], reaction: 'like', reacted: true })).status).toBe(507);
   expect((await app.api.post(`poll/poll/${s.poll}/response`, { userid: s.users[1], choiceid: s.choice })).status).toBe(507);
   // Reads go on.
   expect((await app.api.get(`chat/rooms/${room}`)).status).toBe(200);
@@ -143,6 +149,8 @@ async function expectFullState(server: SpawnedServer, s: Awaited<ReturnType<type
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   expect(metrics).toMatch(/^engage_storage_full 1$/m);
   expect(s.socket.socket.readyState).toBe(s.socket.socket.OPEN);
+  const streamEnded = await Promise.race([s.stream.ended().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 200))]);
+  expect(streamEnded).toBe(false);
 }
 
 /** Frees the disk's space; resolves with the milliseconds until a post succeeds again. */
@@ -169,6 +177,17 @@ async function expectNothingLost(server: SpawnedServer, s: Awaited<ReturnType<ty
   const liveIds = live.map((f) => f['data'].id as string);
   expect(new Set(liveIds).size).toBe(liveIds.length);
   expect(acknowledged.filter((id) => !liveIds.includes(id))).toEqual([]);
+  // The event stream too, open through it all.
+  await eventually(
+    () => Promise.resolve(s.stream.events.map((e) => JSON.parse(e.data) as { id: string; eventtype: string })),
+    (streamed) => acknowledged.every((id) => streamed.some((e) => e.id === id)),
+    15_000,
+  );
+  const streamedIds = s.stream.events
+    .map((e) => JSON.parse(e.data) as { id: string; eventtype: string })
+    .filter((e) => e.eventtype === 'speech')
+    .map((e) => e.id);
+  expect(new Set(streamedIds).size).toBe(streamedIds.length);
   await eventually(
     () => Promise.resolve(s.receiver.received),
     (received) => acknowledged.every((id) => received.some((r) => r.body.data['id'] === id)),
