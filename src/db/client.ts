@@ -10,6 +10,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { hearCommits } from './commit-notices.js';
+import { remakeUnlessFull } from './errors.js';
 import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
@@ -142,7 +143,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const hears = options.singleNode === true && pooler === 'none';
   const commits = hears ? new CommitVersions() : undefined;
   const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: SERVER_CONNECTIONS, pooler, commits });
-  await migrateAlone(pool, options.singleNode === undefined ? undefined : hears ? commitTriggers() : noCommitTriggers());
+  await migrateAlone(pool, options.singleNode === undefined ? undefined : hears ? commitTriggers() : noCommitTriggers(), log);
   log.info({ pooler, poolSize: options.poolSize, hearsCommits: hears }, 'postgres ready, migrations applied');
   const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, probe: () => probePostgresSpace(db) });
   await storage.start();
@@ -156,7 +157,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
  * statements could, behind a transaction pooler, be released on another server connection than
  * the one holding it, and never be).
  */
-async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise<void> {
+async function migrateAlone(pool: pg.Pool, thenRun: string | undefined, log: Logger): Promise<void> {
   const holder = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -165,7 +166,7 @@ async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise
     const migrator = await pool.connect();
     try {
       await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS });
-      if (thenRun !== undefined) await migrator.query(thenRun);
+      if (thenRun !== undefined) await remakeUnlessFull(migrator.query(thenRun), log, 'the commit triggers');
     } finally {
       migrator.release();
     }
@@ -241,7 +242,7 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     await migratePglite(pglite, { migrationsFolder: MIGRATIONS });
     const db = pglite as unknown as Db;
     const commits = new CommitVersions();
-    await watchCommits(client, commits);
+    await watchCommits(client, commits, log);
     namedQueries.set(db, pgliteNamedQuery(client, commits.heard));
     const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, disk: { dataDir, reserve }, probe: () => probeDirSpace(dataDir) });
     await storage.start();

@@ -68,6 +68,20 @@ export function logFailedTurn(log: Logger, err: unknown, what: string): void {
   else log.error({ err }, what);
 }
 
+/**
+ * DDL the server makes again at every start (its commit triggers): on a full disk it cannot be
+ * written, and what an earlier start made stays as it was (the failed statement changed nothing),
+ * so the start goes on, to serve reads, rather than failing.
+ */
+export async function remakeUnlessFull(ddl: Promise<unknown>, log: Logger, what: string): Promise<void> {
+  try {
+    await ddl;
+  } catch (err) {
+    if (!isOutOfSpace(err)) throw err;
+    log.warn({ err }, `the disk is full: ${what} stay as an earlier start made them`);
+  }
+}
+
 /** Socket errors of a database that is down, restarting or out of reach. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 /**

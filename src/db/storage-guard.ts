@@ -80,9 +80,12 @@ export class StorageGuard {
     return true;
   }
 
-  /** Looks at the disk now (embedded: the state is right before the first request), then keeps looking. */
+  /**
+   * Looks at the disk now, so the state is right before the first request (Postgres: one probe,
+   * so that a start on a full disk says so before a write meets it), then keeps looking.
+   */
   async start(): Promise<void> {
-    await this.look();
+    await (this.options.disk === undefined ? this.probe() : this.look());
     this.stopLooking = repeatWork(
       () => (this.options.disk !== undefined ? WATCH_MS : PROBE_MS),
       () => this.look(),
@@ -107,9 +110,11 @@ export class StorageGuard {
   private async diskHasRoom(disk: WatchedDisk): Promise<boolean> {
     const { bytes, inodes } = await freeSpace(disk.dataDir);
     storageMetrics.freeBytes.value = bytes;
-    const held = await disk.reserve.holdIfRoom(bytes);
-    // What is free once the reserve is held (it may be in use: a start on a full disk gave it back).
-    const usable = held ? bytes : bytes - this.options.reserveBytes;
+    const wasHeld = await disk.reserve.isHeld();
+    const held = wasHeld || (await disk.reserve.holdIfRoom(bytes));
+    // What is free once the reserve is held (`bytes` was read before it was taken again, if it just
+    // was; a start on a full disk gives it back).
+    const usable = wasHeld ? bytes : bytes - this.options.reserveBytes;
     const wanted = this.fullSince === undefined ? this.options.reserveBytes : this.resumeBytes;
     if (usable >= wanted && inodes >= MIN_INODES) return true;
     if (this.fullSince === undefined) {
@@ -125,10 +130,10 @@ export class StorageGuard {
     try {
       await this.options.probe();
     } catch (err) {
-      if (!isOutOfSpace(err)) this.options.log.warn({ err }, 'the storage probe failed');
+      if (!this.failed(err)) this.options.log.warn({ err }, 'the storage probe failed');
       return;
     }
-    this.end();
+    if (this.fullSince !== undefined) this.end();
   }
 
   private begin(reason: string, details: Record<string, unknown>): void {

@@ -15,14 +15,15 @@ import { connect } from '../realtime/ws-client.js';
 import { eventually, startReceiver } from '../webhooks/receiver.js';
 
 /**
- * Issue 56: the database's disk fills while writers post and a socket listens. Writes are then
- * refused at once (507) and nothing else stops: reads, the socket, /healthz (degraded, and why),
- * /readyz (503). Space freed, writes succeed again within 5 s with no restart, and everything
- * acknowledged is there, once, on the socket and at the webhook receiver; nothing refused is.
- * On the embedded default, and on Postgres (when the suite runs on it) with its data directory on
- * the small disk (its WAL on a volume of its own: a WAL that cannot grow stops Postgres itself,
- * see docs/storage.md). A filesystem of its own takes root, as CI runs; elsewhere these proofs are
- * not registered.
+ * Issue 56: the database's disk fills while writers post and a socket and an event stream listen.
+ * Writes are then refused at once (507) and nothing else stops: reads, the socket, the stream,
+ * /healthz (degraded, and why), /readyz (503). Space freed, writes succeed again within 5 s with
+ * no restart, and everything acknowledged is there, once, live and at the webhook receiver;
+ * nothing refused is. A server stopped, started and killed on a disk with no byte left comes up
+ * serving reads. On the embedded default; on Postgres (when the suite runs on it) with its data
+ * directory on the small disk, its WAL on a volume of its own (a WAL that cannot grow stops
+ * Postgres itself, see docs/storage.md). A filesystem of its own takes root, as CI runs;
+ * elsewhere these proofs are not registered.
  */
 const onPostgres = (process.env['DATABASE_URL'] ?? '') !== '';
 const RESERVE = 16 * 2 ** 20;
@@ -43,6 +44,21 @@ function diskOf(megabytes: number): SmallDisk {
   const disk = smallDisk(megabytes);
   cleanups.push(() => disk.remove());
   return disk;
+}
+
+/**
+ * The database of the suite's mode with its data on `disk`, as the server's environment: the
+ * embedded default in a directory there, or a private Postgres (its WAL on the machine's disk).
+ */
+async function databaseOn(disk: SmallDisk): Promise<Record<string, string>> {
+  if (!onPostgres) return { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data') };
+  const data = join(disk.dir, 'pg');
+  mkdirSync(data);
+  const walDir = mkdtempSync(join(tmpdir(), 'full-disk-wal-'));
+  cleanups.push(() => rmSync(walDir, { recursive: true, force: true }));
+  const postgres = await privatePostgres(data, { walDir });
+  cleanups.push(() => postgres.stop());
+  return { DATABASE_URL: postgres.url };
 }
 
 async function serve(env: Record<string, string>): Promise<SpawnedServer> {
@@ -232,64 +248,55 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     );
   };
 
-  if (onPostgres) {
-    it('Postgres, its data directory on a small disk: refused while full, reads go on, back within 5 s of space freed, nothing acknowledged lost', { timeout: 240_000 }, async () => {
-      const disk = diskOf(300);
-      const data = join(disk.dir, 'pg');
-      mkdirSync(data);
-      const walDir = mkdtempSync(join(tmpdir(), 'full-disk-wal-'));
-      cleanups.push(() => rmSync(walDir, { recursive: true, force: true }));
-      const postgres: Postgres = await privatePostgres(data, { walDir });
-      cleanups.push(() => postgres.stop());
-      const server = await serve({ DATABASE_URL: postgres.url });
-      await fillThroughRecovery(server, disk, 12 * 2 ** 20);
-    });
-    return;
-  }
-
-  it('embedded: refused at the reserve, reads and the socket go on, back within 5 s of space freed, nothing acknowledged lost', { timeout: 240_000 }, async () => {
+  it(`${onPostgres ? 'Postgres, its data directory on' : 'embedded, its data directory on'} a small disk: refused at once, reads, the socket and the stream go on, back within 5 s of space freed, nothing acknowledged lost`, {
+    timeout: 240_000,
+  }, async () => {
     const disk = diskOf(300);
-    const server = await serve({ DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data') });
-    await fillThroughRecovery(server, disk, 48 * 2 ** 20);
+    const server = await serve(await databaseOn(disk));
+    // Embedded, the writers fill what is left above the reserve; Postgres takes its disk to the last byte.
+    await fillThroughRecovery(server, disk, onPostgres ? 12 * 2 ** 20 : 48 * 2 ** 20);
   });
 
-  it('embedded, no reserve: a PANIC when the WAL cannot grow ends the process at once (no spin); started again it has every acknowledged post', { timeout: 240_000 }, async () => {
-    const disk = diskOf(200);
-    const env = { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data'), STORAGE_RESERVE: '1kb' };
-    const server = await serve(env);
-    const s = await stage(server);
-    // Less than a WAL segment (16 MB) left: the next one cannot be made.
-    disk.fillTo(12 * 2 ** 20);
-    const exited = new Promise<number | null>((resolve) => server.process.once('exit', (code) => resolve(code)));
-    const acknowledged: string[] = [];
-    let over = false;
-    void exited.then(() => (over = true));
-    await Promise.all(
-      s.users.map(async (userid, w) => {
-        for (let i = 0; !over; i++) {
-          // A request the process never answers fails when it exits; none may hang while it lives.
-          const p = await post(s.app, s.room, userid, `w${w}-${i} ${noise()}`).catch(() => undefined);
-          if (p?.status === 200) acknowledged.push(p.id as string);
-          expect(p === undefined || p.status === 200 || p.status === 507).toBe(true);
-          if (p?.status === 507) await new Promise((r) => setTimeout(r, 50));
-        }
-      }),
-    );
-    expect(await exited).toBe(1);
-    // Its end was the point: the stop after the tests is not to report it.
-    await server.kill('SIGKILL');
-    expect(server.output()).toMatch(/The embedded database aborted \(a Postgres PANIC: could not write to file \\"pg_wal\/xlogtemp/);
-    disk.freeUp();
-    const again = await serve({ ...env, PORT: String(server.port) });
-    const stored = (await readFrom(new Client(again.url, s.app.appid, s.app.token), s.room, s.cursor)).events.map((e: any) => e.id as string);
-    expect(acknowledged.length).toBeGreaterThan(0);
-    expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
-  });
+  if (!onPostgres)
+    it('embedded, no reserve: a PANIC when the WAL cannot grow ends the process at once (no spin); started again it has every acknowledged post', { timeout: 240_000 }, async () => {
+      const disk = diskOf(200);
+      const env = { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data'), STORAGE_RESERVE: '1kb' };
+      const server = await serve(env);
+      const s = await stage(server);
+      // Less than a WAL segment (16 MB) left: the next one cannot be made.
+      disk.fillTo(12 * 2 ** 20);
+      const exited = new Promise<number | null>((resolve) => server.process.once('exit', (code) => resolve(code)));
+      const acknowledged: string[] = [];
+      let over = false;
+      void exited.then(() => (over = true));
+      await Promise.all(
+        s.users.map(async (userid, w) => {
+          for (let i = 0; !over; i++) {
+            // A request the process never answers fails when it exits; none may hang while it lives.
+            const p = await post(s.app, s.room, userid, `w${w}-${i} ${noise()}`).catch(() => undefined);
+            if (p?.status === 200) acknowledged.push(p.id as string);
+            expect(p === undefined || p.status === 200 || p.status === 507).toBe(true);
+            if (p?.status === 507) await new Promise((r) => setTimeout(r, 50));
+          }
+        }),
+      );
+      expect(await exited).toBe(1);
+      // Its end was the point: the stop after the tests is not to report it.
+      await server.kill('SIGKILL');
+      expect(server.output()).toMatch(/The embedded database aborted \(a Postgres PANIC: could not write to file \\"pg_wal\/xlogtemp/);
+      disk.freeUp();
+      const again = await serve({ ...env, PORT: String(server.port) });
+      const stored = (await readFrom(new Client(again.url, s.app.appid, s.app.token), s.room, s.cursor)).events.map((e: any) => e.id as string);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
+    });
 
-  it('embedded: stops with SIGTERM on a full disk, starts again on it (after a kill -9 too) serving reads, and takes writes once space is freed', { timeout: 240_000 }, async () => {
+  it(`${onPostgres ? 'Postgres' : 'embedded'}: stops with SIGTERM on a full disk, starts again on it (after a kill -9 too) serving reads, and takes writes once space is freed`, {
+    timeout: 240_000,
+  }, async () => {
     const disk = diskOf(200);
-    const dataDir = join(disk.dir, 'data');
-    const env = { DATABASE_URL: '', DATA_DIR: dataDir };
+    const env = await databaseOn(disk);
+    const reserveFile = onPostgres ? undefined : join(env['DATA_DIR'] as string, 'engage-reserve');
     let server = await serve(env);
     const app = await newApp({}, server.url);
     const room = (await makeRoom(app.api, { enableenterandexit: false, enableprofanityfilter: false })).id as string;
@@ -297,7 +304,7 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     const { userid } = (await joinRoom(app.api, room)).user;
     const acknowledged: string[] = [];
     for (let i = 0; i < 50; i++) acknowledged.push((await post(app, room, userid, `before ${i} ${noise()}`)).id as string);
-    expect(statSync(join(dataDir, 'engage-reserve')).size).toBe(RESERVE);
+    if (reserveFile !== undefined) expect(statSync(reserveFile).size).toBe(RESERVE);
     // Something else takes every byte left.
     disk.fillTo(0);
     await eventually(
@@ -318,10 +325,10 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
       expect((await fetch(`${running.url}/readyz`)).status).toBe(503);
       return api;
     };
-    // The start gives the reserve back to the database, and refuses writes.
+    // Embedded, the start gives the reserve back to the database; on either it refuses writes.
     server = await serve({ ...env, PORT: String(server.port) });
     await reads(server);
-    expect(lines(server, 'starting on a full disk')).toBe(1);
+    if (reserveFile !== undefined) expect(lines(server, 'starting on a full disk')).toBe(1);
     await server.kill('SIGKILL');
     server = await serve({ ...env, PORT: String(server.port) });
     const api = await reads(server);
@@ -336,7 +343,7 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     expect(performance.now() - freed).toBeLessThan(5000);
     acknowledged.push(back.body.data.speech.id);
     // The reserve is held again.
-    expect(statSync(join(dataDir, 'engage-reserve')).size).toBe(RESERVE);
+    if (reserveFile !== undefined) expect(statSync(reserveFile).size).toBe(RESERVE);
     const stored = (await readFrom(api, room, eventscursor.cursor)).events.map((e: any) => e.id as string);
     expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
   });
