@@ -227,7 +227,7 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
   let client: PGlite;
   try {
     const reserve = new ReserveFile(dataDir, options.storageReserve, log);
-    await reserve.releaseIfShort(dataDir);
+    await reserve.releaseIfShort();
     await initEmbeddedCluster(dataDir);
     // After an abort nothing may reach the database again: the process ends (main.ts) and starts again.
     const aborts = abortWatch((err) =>

@@ -19,7 +19,7 @@ export class ReserveFile {
   private held: boolean | undefined;
 
   constructor(
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly bytes: number,
     private readonly log: Logger,
   ) {
@@ -36,9 +36,9 @@ export class ReserveFile {
   }
 
   /** Before the database opens: on a disk with less than the reserve free, the reserve is given back. */
-  async releaseIfShort(dataDir: string): Promise<void> {
+  async releaseIfShort(): Promise<void> {
     if (!(await this.isHeld())) return;
-    const { bytes } = await freeSpace(dataDir);
+    const { bytes } = await freeSpace(this.dataDir);
     if (bytes >= this.bytes) return;
     await unlink(this.path);
     this.held = false;
