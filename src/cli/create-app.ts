@@ -58,7 +58,8 @@ async function main(): Promise<void> {
 
   let database: Database;
   try {
-    database = await openDatabase({ ...databaseSettings(config), log });
+    // A tool run by hand holds no reserve of its own, and leaves the server's as it is.
+    database = await openDatabase({ ...databaseSettings(config), storageReserve: 0, log });
   } catch (err) {
     const hint = config.databaseUrl === undefined ? `\nThe embedded database in ${config.dataDir} can be opened by one process only: stop the server using this DATA_DIR and try again.` : '';
     return fail(`Cannot open the database: ${(err as Error).message}${hint}`, 1);

@@ -117,7 +117,7 @@ export interface OpenOptions {
   /** At most this many connections to Postgres. */
   poolSize: number;
   dataDir: string;
-  /** STORAGE_RESERVE (see StorageGuard, ReserveFile). */
+  /** STORAGE_RESERVE (see StorageGuard, ReserveFile); 0 for a command-line tool, which holds none. */
   storageReserve: number;
   log: Logger;
   /**

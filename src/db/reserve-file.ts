@@ -26,8 +26,9 @@ export class ReserveFile {
     this.path = join(dataDir, RESERVE_FILE);
   }
 
-  /** Whether the reserve is on disk, whole. */
+  /** Whether the reserve is on disk, whole (a reserve of 0 bytes, a command-line tool's, always is). */
   async isHeld(): Promise<boolean> {
+    if (this.bytes === 0) return true;
     this.held ??= await stat(this.path).then(
       (s) => s.size >= this.bytes,
       () => false,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { drain as readFrom, join as joinRoom, makeRoom } from '../chat/helpers.js';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
+import { freshDataDir } from '../helpers/data-template.js';
 import { privatePostgres, type Postgres } from '../helpers/private-postgres.js';
 import { CAN_MOUNT, type SmallDisk, smallDisk } from '../helpers/small-disk.js';
 import { type SpawnedServer, spawnServer } from '../helpers/spawn.js';
@@ -51,7 +52,8 @@ function diskOf(megabytes: number): SmallDisk {
  * embedded default in a directory there, or a private Postgres (its WAL on the machine's disk).
  */
 async function databaseOn(disk: SmallDisk): Promise<Record<string, string>> {
-  if (!onPostgres) return { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data') };
+  // The suite's template database, copied: a first start's initdb can outlast a start's patience on a busy machine.
+  if (!onPostgres) return { DATABASE_URL: '', DATA_DIR: freshDataDir(disk.dir) };
   const data = join(disk.dir, 'pg');
   mkdirSync(data);
   const walDir = mkdtempSync(join(tmpdir(), 'full-disk-wal-'));
@@ -260,7 +262,7 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
   if (!onPostgres)
     it('embedded, no reserve: a PANIC when the WAL cannot grow ends the process at once (no spin); started again it has every acknowledged post', { timeout: 240_000 }, async () => {
       const disk = diskOf(200);
-      const env = { DATABASE_URL: '', DATA_DIR: join(disk.dir, 'data'), STORAGE_RESERVE: '1kb' };
+      const env = { DATABASE_URL: '', DATA_DIR: freshDataDir(disk.dir), STORAGE_RESERVE: '1kb' };
       const server = await serve(env);
       const s = await stage(server);
       // Less than a WAL segment (16 MB) left: the next one cannot be made.
