@@ -240,7 +240,12 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const acknowledged = [...posts.filter((p) => p.status === 200).map((p) => p.id as string), recovered.id];
     await expectNothingLost(server, s, acknowledged, new Set(posts.filter((p) => p.status === 507).map((p) => p.body)));
-    // One line as the state began, one as it ended.
+    // One line as the state began, one as it ended (out within the logger's half-second flush).
+    await eventually(
+      () => Promise.resolve(lines(server, 'storage has room again')),
+      (n) => n > 0,
+      3000,
+    );
     expect(lines(server, 'storage full: writes are refused')).toBe(1);
     expect(lines(server, 'storage has room again')).toBe(1);
     console.log(
@@ -330,7 +335,14 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     // Embedded, the start gives the reserve back to the database; on either it refuses writes.
     server = await serve({ ...env, PORT: String(server.port) });
     await reads(server);
-    if (reserveFile !== undefined) expect(lines(server, 'starting on a full disk')).toBe(1);
+    if (reserveFile !== undefined) {
+      const started = server;
+      await eventually(
+        () => Promise.resolve(lines(started, 'starting on a full disk')),
+        (n) => n === 1,
+        3000,
+      );
+    }
     await server.kill('SIGKILL');
     server = await serve({ ...env, PORT: String(server.port) });
     const api = await reads(server);
