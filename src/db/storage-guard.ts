@@ -1,4 +1,4 @@
-import { DomainError, insufficientStorage } from '../errors.js';
+import { type DomainError, insufficientStorage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { repeatWork } from '../repeated-work.js';
 import { storageMetrics } from '../metrics/registry.js';

@@ -1,5 +1,3 @@
-// Response bodies are arbitrary JSON; the test reads them loosely and asserts on the values.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { drain as readFrom, join as joinRoom, makeRoom } from '../chat/helpers.js';
 import { Client, newApp, type TestApp } from '../helpers/api.js';
 import { freshDataDir } from '../helpers/data-template.js';
-import { privatePostgres, type Postgres } from '../helpers/private-postgres.js';
+import { privatePostgres } from '../helpers/private-postgres.js';
 import { CAN_MOUNT, type SmallDisk, smallDisk } from '../helpers/small-disk.js';
 import { type SpawnedServer, spawnServer } from '../helpers/spawn.js';
 import { SseReader } from '../realtime/sse-reader.js';
@@ -158,12 +156,12 @@ async function expectFullState(server: SpawnedServer, s: Awaited<ReturnType<type
   expect((await app.api.post('chat/searchevents', { roomid: room, body: 'w0-1 ' })).status).toBe(200);
   const health = await fetch(`${server.url}/healthz`);
   expect(health.status).toBe(200);
-  const h = ((await health.json()) as any).data;
+  const h = await healthData(health);
   expect(h).toMatchObject({ alive: true, status: 'degraded', storage: 'degraded' });
-  expect(h.reasons.join()).toMatch(/^storage full: /);
+  expect((h['reasons'] as string[]).join()).toMatch(/^storage full: /);
   const ready = await fetch(`${server.url}/readyz`);
   expect(ready.status).toBe(503);
-  expect(((await ready.json()) as any).data).toMatchObject({ storage: false, database: true });
+  expect(await healthData(ready)).toMatchObject({ storage: false, database: true });
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   expect(metrics).toMatch(/^engage_storage_full 1$/m);
   expect(s.socket.socket.readyState).toBe(s.socket.socket.OPEN);
@@ -186,11 +184,11 @@ async function recover(disk: SmallDisk, app: TestApp, room: string, userid: stri
 
 /** Every acknowledged post is stored once, delivered live once and to the webhook; no refused one is, anywhere. */
 async function expectNothingLost(server: SpawnedServer, s: Awaited<ReturnType<typeof stage>>, acknowledged: string[], refusedBodies: Set<string>): Promise<void> {
-  const events = (await readFrom(new Client(server.url, s.app.appid, s.app.token), s.room, s.cursor)).events.filter((e: any) => e.eventtype === 'speech');
-  const stored = events.map((e: any) => e.id as string);
+  const events = ((await readFrom(new Client(server.url, s.app.appid, s.app.token), s.room, s.cursor)).events as StoredEvent[]).filter((e) => e.eventtype === 'speech');
+  const stored = events.map((e) => e.id);
   expect(new Set(stored).size).toBe(stored.length);
   expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
-  expect(events.filter((e: any) => refusedBodies.has(e.body))).toEqual([]);
+  expect(events.filter((e) => refusedBodies.has(e.body))).toEqual([]);
   const live = await s.socket.collect((f) => f['type'] === 'event' && f['data']?.eventtype === 'speech', acknowledged.length, 15_000);
   const liveIds = live.map((f) => f['data'].id as string);
   expect(new Set(liveIds).size).toBe(liveIds.length);
@@ -213,6 +211,21 @@ async function expectNothingLost(server: SpawnedServer, s: Awaited<ReturnType<ty
   );
   expect(s.receiver.received.filter((r) => refusedBodies.has(r.body.data['body'] as string))).toEqual([]);
 }
+
+/** What the test reads of a stored chat event. */
+interface StoredEvent {
+  id: string;
+  eventtype: string;
+  body: string;
+}
+
+/** The ids of a room's events from `cursor` on, as `updates` pages them. */
+async function storedIds(api: Client, room: string, cursor: string): Promise<string[]> {
+  return ((await readFrom(api, room, cursor)).events as StoredEvent[]).map((e) => e.id);
+}
+
+/** The `data` of an envelope a health route answered. */
+const healthData = async (res: Response): Promise<Record<string, unknown>> => ((await res.json()) as { data: Record<string, unknown> }).data;
 
 const lines = (server: SpawnedServer, message: string) =>
   server
@@ -293,7 +306,7 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
       expect(server.output()).toMatch(/The embedded database aborted \(a Postgres PANIC: could not write to file \\"pg_wal\/xlogtemp/);
       disk.freeUp();
       const again = await serve({ ...env, PORT: String(server.port) });
-      const stored = (await readFrom(new Client(again.url, s.app.appid, s.app.token), s.room, s.cursor)).events.map((e: any) => e.id as string);
+      const stored = await storedIds(new Client(again.url, s.app.appid, s.app.token), s.room, s.cursor);
       expect(acknowledged.length).toBeGreaterThan(0);
       expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
     });
@@ -325,10 +338,10 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
 
     const reads = async (running: SpawnedServer) => {
       const api = new Client(running.url, app.appid, app.token);
-      const stored = (await readFrom(api, room, eventscursor.cursor)).events.map((e: any) => e.id as string);
+      const stored = await storedIds(api, room, eventscursor.cursor);
       expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
       expect((await api.post(`chat/rooms/${room}/command`, { userid, command: 'still refused' })).status).toBe(507);
-      expect(((await (await fetch(`${running.url}/healthz`)).json()) as any).data.storage).toBe('degraded');
+      expect((await healthData(await fetch(`${running.url}/healthz`)))['storage']).toBe('degraded');
       expect((await fetch(`${running.url}/readyz`)).status).toBe(503);
       return api;
     };
@@ -358,7 +371,7 @@ describe.runIf(CAN_MOUNT)(`the database's disk fills (${onPostgres ? 'Postgres' 
     acknowledged.push(back.body.data.speech.id);
     // The reserve is held again.
     if (reserveFile !== undefined) expect(statSync(reserveFile).size).toBe(RESERVE);
-    const stored = (await readFrom(api, room, eventscursor.cursor)).events.map((e: any) => e.id as string);
+    const stored = await storedIds(api, room, eventscursor.cursor);
     expect(acknowledged.filter((id) => !stored.includes(id))).toEqual([]);
   });
 });
