@@ -41,7 +41,7 @@ async function open(name: string, root: string): Promise<Checkout> {
   const { jsonOnce } = await import(`${root}/dist/json-once.js`);
   const { createLogger } = await import(`${root}/dist/logger.js`);
   const url = await freshDatabase(databaseUrl, `notify_${name}`);
-  const opened = await openDatabase({ databaseUrl: url, pooler: 'none', poolSize: 1, dataDir: mkdtempSync(join(tmpdir(), 'engage-bench-')), log: createLogger('warn') });
+  const opened = await openDatabase({ databaseUrl: url, pooler: 'none', poolSize: 1, dataDir: mkdtempSync(join(tmpdir(), 'engage-bench-')), storageReserve: 1024 * 1024, log: createLogger('warn') });
   const backends = url === undefined ? [] : await databaseBackendPids(url);
   return { name, db: opened.db, backends, insert: insertNotifications, jsonOnce, close: () => opened.close(), ours: [], database: [] };
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { RATE_LIMIT_ENV, rateLimitConfig, type RateLimitConfig } from './limits/config.js';
 import type { SearchBounds } from './db/bounded-search.js';
-import type { Pooler } from './db/client.js';
+import type { OpenOptions, Pooler } from './db/client.js';
 import type { RedisConfig } from './redis.js';
 import { TELEMETRY_LIMIT_ENV, telemetryLimits, type TelemetryLimits } from './telemetry/limits.js';
 
@@ -75,6 +75,7 @@ const EnvSchema = v.object({
   REDIS_CLUSTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'off'),
   MANAGE_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  STORAGE_RESERVE: v.optional(byteSize, '64mb'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   BODY_LIMIT: v.optional(byteSize, '1mb'),
   SESSION_IDLE_SECONDS: v.optional(positiveInt, '600'),
@@ -120,6 +121,8 @@ export type Config = {
   redis: RedisConfig | undefined;
   manageToken: string | undefined;
   dataDir: string;
+  /** Writes are refused while the embedded database's disk has less than this free; as much again is held in DATA_DIR to start on a full disk (docs/storage.md). */
+  storageReserve: number;
   logLevel: string;
   bodyLimit: number;
   sessionIdleSeconds: number;
@@ -166,6 +169,11 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
+/** What opening the database takes from the configuration (the server, and the command-line tools on the same database). */
+export function databaseSettings(c: Config): Pick<OpenOptions, 'databaseUrl' | 'pooler' | 'poolSize' | 'dataDir' | 'storageReserve'> {
+  return { databaseUrl: c.databaseUrl, pooler: c.databasePooler, poolSize: c.databasePoolSize, dataDir: c.dataDir, storageReserve: c.storageReserve };
+}
+
 /** Reads the environment once; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -186,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER === 'on', pubsub: e.REDIS_PUBSUB },
     manageToken: e.MANAGE_TOKEN,
     dataDir: e.DATA_DIR,
+    storageReserve: e.STORAGE_RESERVE,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     sessionIdleSeconds: e.SESSION_IDLE_SECONDS,

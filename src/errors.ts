@@ -20,7 +20,9 @@ export type ErrorKind =
   /** A budget is used up; see RateLimited for when to retry. */
   | 'rate_limited'
   /** A dependency (database, bus) is out of reach; try again later. */
-  | 'unavailable';
+  | 'unavailable'
+  /** The database's disk is full: a write is refused until space is freed (reads go on). */
+  | 'insufficient_storage';
 
 /** An error a client caused or may see: its message, field errors and data reach the client. */
 export class DomainError extends Error {
@@ -42,3 +44,4 @@ export const conflict = (message: string, errors: Record<string, string> = {}) =
 export const blockedByRule = (message: string) => new DomainError('blocked_by_rule', message);
 export const preconditionFailed = (message: string) => new DomainError('precondition_failed', message);
 export const unavailable = (message: string, data: unknown = null) => new DomainError('unavailable', message, {}, data);
+export const insufficientStorage = (message: string) => new DomainError('insufficient_storage', message);

@@ -1,6 +1,6 @@
 import { us_listen_socket_close, us_socket_local_port, type us_listen_socket } from 'uWebSockets.js';
 import { AppDirectory } from './apps/directory.js';
-import type { Config } from './config.js';
+import { type Config, databaseSettings } from './config.js';
 import type { Area, Core } from './core.js';
 import { openDatabase } from './db/client.js';
 import { PublishHooks } from './events/publish-hooks.js';
@@ -57,14 +57,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    pooler: config.databasePooler,
-    poolSize: config.databasePoolSize,
-    dataDir: config.dataDir,
-    log,
-    singleNode: config.redis === undefined,
-  });
+  const database = await openDatabase({ ...databaseSettings(config), log, singleNode: config.redis === undefined });
   const bus = await openBus(config, log);
   const apps = new AppDirectory(database.db, bus);
   const topics = new TopicRegistry();
@@ -99,6 +92,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: core.limits,
     drain,
     bus,
+    storage: database.storage,
   });
   for (const area of areas) area.attach?.(app);
   attachReference(app, routes, { topics, frames: core.frames });

@@ -1,4 +1,5 @@
 import type { Area, Core } from '../core.js';
+import { logFailedTurn } from '../db/errors.js';
 import { RoomFeeds } from './feed/feed.js';
 import { chatJournalSource } from './feed/journal-source.js';
 import { createFeedWriter } from './feed/publisher.js';
@@ -79,10 +80,12 @@ export function chatArea(core: Core): Area {
   const every = Math.min(30, Math.max(1, core.config.sessionIdleSeconds / 4)) * 1000;
   let sweeping: Promise<void> | undefined;
   const timer = setInterval(() => {
-    // A slow sweep is not stacked on: the next tick after it finishes runs the next one.
+    // A slow sweep is not stacked on: the next tick after it finishes runs the next one. While the
+    // disk is full it waits (nothing it does is lost: idle sessions and overdue messages stay due).
+    if (!core.database.storage.mayWrite()) return;
     sweeping ??= chat.sweep
       .run()
-      .catch((err: unknown) => core.log.error({ err }, 'chat sweep failed'))
+      .catch((err: unknown) => logFailedTurn(core.log, err, 'chat sweep failed'))
       .finally(() => (sweeping = undefined));
   }, every);
   timer.unref();

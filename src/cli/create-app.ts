@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { AppDirectory } from '../apps/directory.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, databaseSettings, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { MemoryBus } from '../realtime/memory-bus.js';
 import { fail } from './outcome.js';
@@ -54,7 +54,8 @@ async function main(): Promise<void> {
 
   let database: Database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, pooler: config.databasePooler, poolSize: config.databasePoolSize, dataDir: config.dataDir, log });
+    // A tool run by hand holds no reserve of its own, and leaves the server's as it is.
+    database = await openDatabase({ ...databaseSettings(config), storageReserve: 0, log });
   } catch (err) {
     const hint = config.databaseUrl === undefined ? `\nThe embedded database in ${config.dataDir} can be opened by one process only: stop the server using this DATA_DIR and try again.` : '';
     return fail(`Cannot open the database: ${(err as Error).message}${hint}`, 1);

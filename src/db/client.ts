@@ -10,11 +10,18 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { hearCommits } from './commit-notices.js';
+import { remakeUnlessFull } from './errors.js';
 import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
 import { type CopyTimes, copyEmbeddedOnline, prepareOnlineCopies } from './embedded-snapshot.js';
 import { keepVacuumed } from './embedded-vacuum.js';
+import { keepCheckpointed } from './embedded-checkpoints.js';
+import { abortWatch } from './embedded-aborts.js';
+import { probeDirSpace } from './free-space.js';
+import { ReserveFile } from './reserve-file.js';
+import { probePostgresSpace } from './space-probe.js';
+import { StorageGuard } from './storage-guard.js';
 import { pgliteNamedQuery, type NamedQuery } from './pglite-named.js';
 import { sharesServerConnections, StatementNaming } from './transaction-pooler.js';
 
@@ -38,6 +45,8 @@ export interface Database {
   commits?: CommitVersions;
   /** Embedded: copies the data directory, consistent, into an empty directory while serving (see embedded-snapshot.ts). */
   copyOnline?(into: string): Promise<CopyTimes>;
+  /** Whether the database's disk has room for writes (see StorageGuard). */
+  storage: StorageGuard;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -112,6 +121,8 @@ export interface OpenOptions {
   /** At most this many connections to Postgres. */
   poolSize: number;
   dataDir: string;
+  /** STORAGE_RESERVE (see StorageGuard, ReserveFile); 0 for a command-line tool, which holds none. */
+  storageReserve: number;
   log: Logger;
   /**
    * Postgres: true when this node is its only server (no bus between nodes), so it hears its
@@ -122,7 +133,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.databaseUrl === undefined ? openEmbedded(options.dataDir, options.log) : openPostgres(options.databaseUrl, options);
+  return options.databaseUrl === undefined ? openEmbedded(options) : openPostgres(options.databaseUrl, options);
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
@@ -136,9 +147,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const hears = options.singleNode === true && pooler === 'none';
   const commits = hears ? new CommitVersions() : undefined;
   const { db, pool } = connectPostgres(url, log, { max: Math.max(options.poolSize, 2), name: SERVER_CONNECTIONS, pooler, commits });
-  await migrateAlone(pool, options.singleNode === undefined ? undefined : hears ? commitTriggers() : noCommitTriggers());
+  await migrateAlone(pool, options.singleNode === undefined ? undefined : hears ? commitTriggers() : noCommitTriggers(), log);
   log.info({ pooler, poolSize: options.poolSize, hearsCommits: hears }, 'postgres ready, migrations applied');
-  return { db, kind: 'postgres', pool, pooler, commits, ping: () => ping(db), close: () => pool.end() };
+  const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, probe: () => probePostgresSpace(db) });
+  await storage.start();
+  return { db, kind: 'postgres', pool, pooler, commits, storage, ping: () => ping(db), close: () => storage.stop().then(() => pool.end()) };
 }
 
 /**
@@ -148,7 +161,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
  * statements could, behind a transaction pooler, be released on another server connection than
  * the one holding it, and never be).
  */
-async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise<void> {
+async function migrateAlone(pool: pg.Pool, thenRun: string | undefined, log: Logger): Promise<void> {
   const holder = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -157,7 +170,7 @@ async function migrateAlone(pool: pg.Pool, thenRun: string | undefined): Promise
     const migrator = await pool.connect();
     try {
       await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS_FOLDER });
-      if (thenRun !== undefined) await migrator.query(thenRun);
+      if (thenRun !== undefined) await remakeUnlessFull(migrator.query(thenRun), log, 'the commit triggers');
     } finally {
       migrator.release();
     }
@@ -211,30 +224,47 @@ export function connectPostgres(url: string, log: Logger, options: { max: number
 
 function ignoreLostConnection(): void {}
 
-async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
+async function openEmbedded(options: OpenOptions): Promise<Database> {
+  const { dataDir, log } = options;
   mkdirSync(dataDir, { recursive: true });
   const release = await lockDataDir(dataDir);
   let client: PGlite;
   try {
+    const reserve = new ReserveFile(dataDir, options.storageReserve, log);
+    await reserve.releaseIfShort();
     await initEmbeddedCluster(dataDir);
-    client = new PGlite(dataDir, EMBEDDED_OPTIONS);
-    const db = drizzlePglite(client);
-    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    // After an abort nothing may reach the database again: the process ends (main.ts) and starts again.
+    const aborts = abortWatch((err) =>
+      setImmediate(() => {
+        throw err;
+      }),
+    );
+    client = new PGlite(dataDir, { ...EMBEDDED_OPTIONS, extensions: { ...EMBEDDED_OPTIONS.extensions, abortWatch: aborts.extension }, onStderr: aborts.onStderr });
+    await client.waitReady;
+    aborts.guard(client);
+    const pglite = drizzlePglite(client);
+    await migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER });
+    const db = pglite as unknown as Db;
     const commits = new CommitVersions();
-    await watchCommits(client, commits);
+    await watchCommits(client, commits, log);
     await prepareOnlineCopies(client);
-    namedQueries.set(db as unknown as Db, pgliteNamedQuery(client, commits.heard));
+    namedQueries.set(db, pgliteNamedQuery(client, commits.heard));
+    const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, disk: { dataDir, reserve }, probe: () => probeDirSpace(dataDir) });
+    await storage.start();
     log.info({ dataDir }, 'embedded database ready, migrations applied');
-    const stopVacuuming = keepVacuumed(db as unknown as Db, log);
+    const mayWrite = () => storage.mayWrite();
+    const stopVacuuming = keepVacuumed(db, log, mayWrite);
+    const stopCheckpoints = keepCheckpointed(db, log, mayWrite);
     return {
-      db: db as unknown as Db,
+      db,
       kind: 'embedded',
       pooler: 'none',
       commits,
       copyOnline: (into) => copyEmbeddedOnline(client, dataDir, into),
-      ping: () => ping(db as unknown as Db),
+      storage,
+      ping: () => ping(db),
       close: () =>
-        stopVacuuming()
+        Promise.all([stopVacuuming(), stopCheckpoints(), storage.stop()])
           .then(() => client.close())
           .finally(release),
     };

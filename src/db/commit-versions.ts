@@ -1,6 +1,8 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { getTableName } from 'drizzle-orm';
 import { ChangeClock } from '../change-clock.js';
+import type { Logger } from '../logger.js';
+import { remakeUnlessFull } from './errors.js';
 import { chatRoomEffects, chatRoomUserReports, chatRooms } from './schema/index.js';
 
 export const COMMITS_CHANNEL = 'engage_commits';
@@ -100,7 +102,7 @@ export function noCommitTriggers(): string {
 }
 
 /** Installs the triggers on the embedded database and hears them (in time: see pglite-named.ts). */
-export async function watchCommits(client: PGlite, versions: CommitVersions): Promise<void> {
-  await client.exec(commitTriggers());
+export async function watchCommits(client: PGlite, versions: CommitVersions, log: Logger): Promise<void> {
+  await remakeUnlessFull(client.exec(commitTriggers()), log, 'the commit triggers');
   await client.listen(COMMITS_CHANNEL, (payload) => versions.heard(COMMITS_CHANNEL, payload));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, preparedRows } from './client.js';
 import type { Logger } from '../logger.js';
+import { repeatWork } from '../repeated-work.js';
 
 /** How often the embedded database's tables are looked at while they change; the wait doubles while none needs work, up to LONGEST_WAIT_MS. */
 const FIRST_WAIT_MS = 5_000;
@@ -55,13 +56,12 @@ function workOf({ table, grown, dead, old }: TableToTend): string {
  *   writing before that as a server would, so a table is frozen once its oldest unfrozen id is
  *   FREEZE_AGE old, as autovacuum does.
  * The database answers nothing else while it works. Looking costs a millisecond or two, so an
- * idle server looks less and less often.
+ * idle server looks less and less often. `mayWrite` false (the disk short of space) skips the work.
  */
-export function keepVacuumed(db: Db, log: Logger): () => Promise<void> {
+export function keepVacuumed(db: Db, log: Logger, mayWrite: () => boolean = () => true): () => Promise<void> {
   let wait = FIRST_WAIT_MS;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   const check = async () => {
+    if (!mayWrite()) return;
     const tables = await preparedRows<TableToTend>(db, 'embedded_tables_to_tend', TABLES_TO_TEND);
     for (const table of tables) {
       const started = performance.now();
@@ -70,22 +70,10 @@ export function keepVacuumed(db: Db, log: Logger): () => Promise<void> {
     }
     wait = tables.length > 0 ? FIRST_WAIT_MS : Math.min(wait * 2, LONGEST_WAIT_MS);
   };
-  const schedule = () => {
-    timer = setTimeout(() => {
-      running = check()
-        .catch((err: unknown) => log.warn({ err }, 'vacuuming the embedded database failed'))
-        .finally(() => {
-          running = undefined;
-          if (timer !== undefined) schedule();
-        });
-    }, wait);
-    timer.unref();
-  };
-  schedule();
-  /** Stops, once a vacuum under way has ended (the database may then close). */
-  return async () => {
-    clearTimeout(timer);
-    timer = undefined;
-    await running;
-  };
+  // The stop waits for a vacuum under way: the database may then close.
+  return repeatWork(
+    () => wait,
+    check,
+    (err) => log.warn({ err }, 'vacuuming the embedded database failed'),
+  );
 }

@@ -9,12 +9,15 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 /**
  * Postgres' default 128 MB of shared buffers live in PGlite's WebAssembly memory, all of it
  * resident once touched; 32 MB keeps the embedded default small (pages beyond them are read
- * back from the operating system's file cache). Durability settings stay as they are. pg_trgm
- * is the extension the searches' indexes use on Postgres too (migration 0012); pg_buffercache
- * lets an online backup write the buffers out a slice at a time (see embedded-snapshot.ts).
+ * back from the operating system's file cache). Durability settings stay as they are. After a
+ * checkpoint (the server makes them, see embedded-checkpoints.ts) Postgres keeps at most
+ * max_wal_size of WAL files for reuse, and at least min_wal_size: the default 1 GB was a
+ * gigabyte of disk held whatever the store's size. pg_trgm is the extension the searches'
+ * indexes use on Postgres too (migration 0012); pg_buffercache lets an online backup write the
+ * buffers out a slice at a time (see embedded-snapshot.ts).
  */
 export const EMBEDDED_OPTIONS: PGliteOptions = {
-  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
+  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB', '-c', 'max_wal_size=128MB', '-c', 'min_wal_size=32MB'],
   extensions: { pg_trgm, pg_buffercache },
 };
 

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { CommitMetrics } from '../metrics/registry.js';
-import { isDatabaseUnavailable } from './errors.js';
+import { failsEveryWrite } from './errors.js';
 import { gatherWaiting } from './gather.js';
 
 interface Pending<I, O> {
@@ -14,7 +14,7 @@ interface Pending<I, O> {
  * wait and go together in the next one, one `write` call (a statement or a short transaction)
  * whose results answer each item in order, only after it committed (gathered as gatherWaiting says).
  * A failed batch is written again item by item, so only an item that fails on its own fails its
- * request (unless the database is out of reach: then every one would).
+ * request (unless no write can succeed now, see failsEveryWrite: then every one would).
  */
 export class GroupCommit<I, O> {
   private readonly queue: Pending<I, O>[] = [];
@@ -52,7 +52,7 @@ export class GroupCommit<I, O> {
       this.metrics.observe(batch.length, started);
       batch.forEach((p, i) => p.resolve(out[i] as O));
     } catch (err) {
-      if (batch.length === 1 || isDatabaseUnavailable(err)) for (const p of batch) p.reject(err);
+      if (batch.length === 1 || failsEveryWrite(err)) for (const p of batch) p.reject(err);
       else await this.oneByOne(batch, err);
     } finally {
       this.running = false;

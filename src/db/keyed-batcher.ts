@@ -1,7 +1,7 @@
 import { groupBy } from '../group-by.js';
 import type { Logger } from '../logger.js';
 import type { CommitMetrics } from '../metrics/registry.js';
-import { isDatabaseUnavailable } from './errors.js';
+import { failsEveryWrite } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 
 interface Keyed<T> {
@@ -19,7 +19,7 @@ const MAX_BATCH = 2000;
  * reactions): the items of a group commit go to one `write` call per key with all of that key's
  * items (keys in parallel). `write` answers each item in order; every item is answered only after
  * its call returned (committed). When a call fails, its items are written one by one, so only an
- * item that fails alone fails its request (unless the database is out of reach: then every one would fail).
+ * item that fails alone fails its request (unless no write can succeed now, see failsEveryWrite: then every one would fail).
  */
 export class KeyedBatcher<T, R> {
   private readonly commits: GroupCommit<Keyed<T>, Settled<R>>;
@@ -57,7 +57,7 @@ export class KeyedBatcher<T, R> {
     try {
       return (await this.write(key, items)).map((out) => ({ out }));
     } catch (err) {
-      if (items.length === 1 || isDatabaseUnavailable(err)) return items.map(() => ({ err }));
+      if (items.length === 1 || failsEveryWrite(err)) return items.map(() => ({ err }));
       this.log.warn({ err, key, items: items.length }, `${this.what} batch failed; writing its items one by one`);
       const outcomes: Settled<R>[] = [];
       for (const item of items) outcomes.push(await this.writeOne(key, item));

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { isDatabaseUnavailable, UNAVAILABLE_RETRY_MS } from './errors.js';
+import { failsEveryWrite, isDatabaseUnavailable, isOutOfSpace, UNAVAILABLE_RETRY_MS } from './errors.js';
 import type { CommitMetrics } from '../metrics/registry.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -13,8 +13,9 @@ const UNAVAILABLE_HOLD_MS = 60_000;
  * one. Flushes start at the next event-loop turn, but at least `spacingMs` after the last one
  * started (so under a steady stream a statement's fixed cost is shared by more items). A flush
  * that failed because the database is unreachable is tried again, items kept, for up to
- * UNAVAILABLE_HOLD_MS; any other failed flush is retried item by item, and an item that fails
- * alone is logged and dropped.
+ * UNAVAILABLE_HOLD_MS, and one that failed because the disk is full for as long as it is (the
+ * items follow writes already acknowledged, and new writes are refused meanwhile, so few wait);
+ * any other failed flush is retried item by item, and an item that fails alone is logged and dropped.
  */
 export class TickBatcher<T> {
   private pending: T[] = [];
@@ -22,6 +23,7 @@ export class TickBatcher<T> {
   private lastStart = -Infinity;
   /** When flushes started failing for want of a database, if they are. */
   private unavailableSince: number | undefined;
+  private stopping = false;
 
   constructor(
     private readonly flush: (items: T[]) => Promise<void>,
@@ -36,8 +38,13 @@ export class TickBatcher<T> {
     if (this.flushing === undefined) this.schedule();
   }
 
-  /** Resolves once everything added so far is flushed. */
+  /**
+   * Resolves once everything added so far is flushed, or given up: from this call on (a stop), a
+   * flush the database cannot take now is not tried again, so the stop is not held up; its items
+   * are logged as lost (webhook deliveries are not: their journal rows stand for them).
+   */
   async drain(): Promise<void> {
+    this.stopping = true;
     while (this.flushing !== undefined) await this.flushing;
   }
 
@@ -58,7 +65,11 @@ export class TickBatcher<T> {
     }
   }
 
-  private holdWhileUnavailable(): boolean {
+  /** Whether a flush that failed with `err` keeps its items to try again. */
+  private holds(err: unknown): boolean {
+    if (this.stopping) return false;
+    if (isOutOfSpace(err)) return true;
+    if (!isDatabaseUnavailable(err)) return false;
     this.unavailableSince ??= performance.now();
     return performance.now() - this.unavailableSince < UNAVAILABLE_HOLD_MS;
   }
@@ -72,11 +83,12 @@ export class TickBatcher<T> {
       this.unavailableSince = undefined;
       this.metrics.observe(items.length, this.lastStart);
     } catch (err) {
-      if (isDatabaseUnavailable(err) && this.holdWhileUnavailable()) {
-        this.log.warn({ err, items: items.length }, `${this.what} failed: database unavailable, trying again`);
+      if (this.holds(err)) {
+        const full = isOutOfSpace(err);
+        this.log[full ? 'debug' : 'warn']({ err, items: items.length }, `${this.what} failed: ${full ? 'the disk is full' : 'database unavailable'}, trying again`);
         this.pending = [...items, ...this.pending];
         await after(UNAVAILABLE_RETRY_MS);
-      } else if (items.length > 1 && !isDatabaseUnavailable(err)) await this.flushOneByOne(items, err);
+      } else if (items.length > 1 && !failsEveryWrite(err)) await this.flushOneByOne(items, err);
       else this.log.error({ err, items: items.length }, `${this.what} failed`);
     } finally {
       if (this.pending.length > 0) this.schedule();

@@ -1,5 +1,5 @@
 import { fullPath, routePattern } from '../http/paths.js';
-import type { RouteDef } from '../http/route.js';
+import { type RouteDef, writesToDatabase } from '../http/route.js';
 import { jsonSchemaOf, type JsonSchema } from './json-schema.js';
 
 /** Answers every route may give, by status, and what they mean here. */
@@ -13,6 +13,7 @@ const ERRORS: Record<number, { name: string; description: string }> = {
   429: { name: 'TooManyRequests', description: 'A rate limit (writes per user, failed authentication per address): `Retry-After` and `RateLimit-*` headers say when to try again.' },
   500: { name: 'InternalError', description: 'The server failed; the request id (x-request-id) is in its log.' },
   503: { name: 'ServiceUnavailable', description: 'Not ready: the database or the bus is unreachable.' },
+  507: { name: 'InsufficientStorage', description: "The database's disk is full: the write is refused (`Retry-After`) until space is freed; reads go on." },
 };
 
 const ENVELOPE: JsonSchema = {
@@ -106,6 +107,7 @@ function operation(route: RouteDef, path: string): JsonSchema {
   // Credentials are counted (failed-authentication lockout) and checked against the database.
   if (scope !== 'public') statuses.push(403, 429, 503);
   if (route.body !== undefined) statuses.push(409, 413);
+  if (writesToDatabase(route)) statuses.push(507);
   for (const status of route.errors ?? []) if (!statuses.includes(status)) statuses.push(status);
   statuses.sort((a, b) => a - b);
   const body = route.body === undefined ? undefined : jsonSchemaOf(route.body);

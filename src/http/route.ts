@@ -66,6 +66,8 @@ export interface RouteDef<B extends AnySchema | undefined = AnySchema | undefine
   query?: Q;
   /** The per-user write budget the route draws on (README, Rate limits). */
   limit?: WriteLimit;
+  /** Whether the route writes to the database: refused (507) while its disk is full. Default: true for every method but GET. */
+  writes?: boolean;
   /** Error statuses this route may answer besides those every route of its kind does (API reference). */
   errors?: readonly number[];
   handler: (ctx: RequestContext<Out<B>, Out<Q>>) => Promise<Reply> | Reply;
@@ -77,6 +79,9 @@ export function route<B extends AnySchema | undefined = undefined, Q extends Any
 }
 
 export const ok = (data: unknown, message = ''): Reply => ({ data, message });
+
+/** Whether a route writes to the database (RouteDef.writes). */
+export const writesToDatabase = (route: RouteDef): boolean => route.writes ?? route.method !== 'GET';
 
 /** A path parameter the route's path declares (the router always fills it). */
 export const param = (params: Record<string, string>, name: string): string => params[name] as string;

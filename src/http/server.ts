@@ -15,7 +15,7 @@ import { envelope, envelopeAroundJson, envelopeAroundPieces } from './envelope.j
 import { errorHeaders, HTTP_STATUS, RATE_LIMIT_HEADERS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-status.js';
 import { normalizeBody, parseQuery } from './normalize.js';
 import { fullPath } from './paths.js';
-import type { Method, Reply, RequestContext, RouteDef, SharedJson } from './route.js';
+import { type Method, type Reply, type RequestContext, type RouteDef, type SharedJson, writesToDatabase } from './route.js';
 import { Router } from './router.js';
 import { isMethod, methodNotAllowed, notAMethod } from './request-line.js';
 import { endAnswer } from './head.js';
@@ -41,6 +41,15 @@ export interface HttpDeps {
   routes: RouteDef[];
   drain: Drain;
   bus: CrossNodeChanges;
+  storage: StorageRefusals;
+}
+
+/** The storage state's part in answering (StorageGuard): writes are refused while the database's disk is full. */
+export interface StorageRefusals {
+  /** The refusal a write gets now, or undefined. */
+  refusal(): DomainError | undefined;
+  /** Told of a request's failure: true when it failed for want of space (the state then holds). */
+  failed(err: unknown): boolean;
 }
 
 /** The bus's part in freshness across nodes: a request is answered once every node applied the invalidations it sent. */
@@ -146,7 +155,9 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
         () => answered(200),
       );
     };
-    const fail = (err: unknown) => {
+    const fail = (failure: unknown) => {
+      // A statement that met a full disk is answered as every write is while the disk is full.
+      const err = (deps.storage.failed(failure) ? deps.storage.refusal() : undefined) ?? failure;
       if (err instanceof DomainError) {
         const status = HTTP_STATUS[err.kind];
         return respond(status, envelope(status, err.message, err.data, err.errors), errorHeaders(err));
@@ -247,6 +258,9 @@ async function handle(deps: HttpDeps, manageToken: Buffer, route: RouteDef, rawP
     throw err;
   }
   if (tokenScope === 'client') assertClientAccess(route, actor);
+  // Before the write budget is drawn on: a refused write costs the writer nothing.
+  const refused = writesToDatabase(route) ? deps.storage.refusal() : undefined;
+  if (refused !== undefined) throw refused;
   let log: RequestContext['log'] | undefined;
   const ctx: RequestContext = {
     requestId: incoming.requestId,

@@ -107,6 +107,20 @@ export function commitMetrics(writer: string): CommitMetrics {
   };
 }
 
+/** The storage state (StorageGuard): out of space, writes refused. */
+export const storageMetrics = {
+  full: new ValueFamily(registry, `${PREFIX}storage_full`, "1 while the database's disk is full and writes are refused (507), else 0", 'gauge', []).cell(),
+  episodes: new ValueFamily(registry, `${PREFIX}storage_full_episodes_total`, 'Times the storage became full', 'counter', []).cell(),
+  refused: new ValueFamily(registry, `${PREFIX}storage_writes_refused_total`, 'Writes refused (507) because the storage was full', 'counter', []).cell(),
+  freeBytes: new ValueFamily(
+    registry,
+    `${PREFIX}storage_free_bytes`,
+    "Bytes free on the embedded database's disk, the reserve it holds not counted (Postgres: 0, its disk is not this process's)",
+    'gauge',
+    [],
+  ).cell(),
+};
+
 export const webhookMetrics = {
   attempts: new ValueFamily(registry, `${PREFIX}webhook_attempts_total`, 'Webhook delivery attempts (HTTP requests sent, or found undeliverable)', 'counter', []).cell(),
   failures: new ValueFamily(registry, `${PREFIX}webhook_failures_total`, 'Webhook delivery attempts that failed (no answer, or a status other than 2xx)', 'counter', []).cell(),

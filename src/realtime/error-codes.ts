@@ -15,4 +15,5 @@ export const WS_ERROR_CODE: Readonly<Record<ErrorKind, ErrorCode>> = {
   precondition_failed: 'bad_request',
   rate_limited: 'rate_limited',
   unavailable: 'internal',
+  insufficient_storage: 'internal',
 };

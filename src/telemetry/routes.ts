@@ -28,12 +28,13 @@ export function telemetryRoutes(telemetry: TelemetryService, limits: TelemetryLi
   };
 
   return [
-    route({ method: 'POST', path: `${BASE}/presence/:key/heartbeat`, limit: 'telemetry', body: HeartbeatBody, handler: (ctx) => single(ctx, ctx.body.userid, 'presence', 1) }),
-    route({ method: 'POST', path: `${BASE}/metrics/:key/increment`, limit: 'telemetry', body: IncrementBody, handler: (ctx) => single(ctx, ctx.body.userid, 'metric', ctx.body.by) }),
-    route({ method: 'POST', path: `${BASE}/gauges/:key/sample`, limit: 'telemetry', body: SampleBody, handler: (ctx) => single(ctx, ctx.body.userid, 'gauge', ctx.body.value) }),
+    route({ method: 'POST', path: `${BASE}/presence/:key/heartbeat`, writes: false, limit: 'telemetry', body: HeartbeatBody, handler: (ctx) => single(ctx, ctx.body.userid, 'presence', 1) }),
+    route({ method: 'POST', path: `${BASE}/metrics/:key/increment`, writes: false, limit: 'telemetry', body: IncrementBody, handler: (ctx) => single(ctx, ctx.body.userid, 'metric', ctx.body.by) }),
+    route({ method: 'POST', path: `${BASE}/gauges/:key/sample`, writes: false, limit: 'telemetry', body: SampleBody, handler: (ctx) => single(ctx, ctx.body.userid, 'gauge', ctx.body.value) }),
     route({
       method: 'POST',
       path: `${BASE}/batch`,
+      writes: false,
       limit: 'telemetry',
       body: BatchBody,
       handler: async (ctx) => {

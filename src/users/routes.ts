@@ -78,6 +78,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/search',
+        writes: false,
         limit: 'searches',
         body: Search,
         handler: async (ctx) => {
@@ -151,6 +152,7 @@ export function usersArea(core: Core): Area {
       route({
         method: 'POST',
         path: 'user/moderation/queues/reportedusers',
+        writes: false,
         body: Paging,
         handler: async (ctx) => reportedUsers(ctx, ctx.body),
       }),

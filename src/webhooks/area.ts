@@ -23,7 +23,7 @@ export function webhooksArea(core: Core): Area {
   // Prepublish hooks are sent from this thread.
   if (config.webhookDenyPrivate) denyPrivateReceivers();
   core.hooks.add(new WebhookPublishHook({ db, apps: core.apps, registry, deliveries, failureLimit: config.webhookFailureLimit, log }));
-  const sweep = new JournalSweep({ db, apps: core.apps, sources: core.hooks.journal, deliveries, log });
+  const sweep = new JournalSweep({ db, apps: core.apps, sources: core.hooks.journal, deliveries, log, mayWrite: () => core.database.storage.mayWrite() });
   sweep.start();
   return {
     close: async () => {
@@ -38,6 +38,6 @@ export function webhooksArea(core: Core): Area {
 function startDeliveries(core: Core, log: Logger, onDisabled: (appId: string) => void): Deliveries {
   const settings = { failureLimit: core.config.webhookFailureLimit, logRetentionSeconds: core.config.webhookLogRetentionSeconds, denyPrivate: core.config.webhookDenyPrivate };
   const databaseUrl = core.config.databaseUrl;
-  if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, settings, onDisabled);
+  if (databaseUrl === undefined) return new DeliveryPipeline(core.db, log, { ...settings, mayWrite: () => core.database.storage.mayWrite() }, onDisabled);
   return new DeliveryThread({ ...settings, databaseUrl, databasePooler: core.database.pooler, logLevel: core.config.logLevel }, log, onDisabled);
 }

@@ -8,7 +8,8 @@ import { bearer, expectEnvelope, userToken } from './util.js';
 // Each kind of error met through real requests, answered as docs/errors.md says: its HTTP status
 // and, where a WebSocket frame can meet the same refusal, its `error` frame code. Rate limits
 // (429, rate_limited) are met in test/limits, /readyz with its database out of reach (503)
-// in test/hardening/database-outage.test.ts.
+// in test/hardening/database-outage.test.ts, a write while the disk is full (507,
+// insufficient_storage) in test/operability/full-disk.slow.test.ts.
 
 const ERRORS_MD = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
 });
 
 describe('docs/errors.md', () => {
-  it("gives every kind the status of the API's Errors table (api-v3.md) and of the README's rate limits", () => {
+  it("gives every kind the status of the API's Errors table (api-v3.md), of the README's rate limits and of docs/storage.md", () => {
     expect(Object.fromEntries([...documented].map(([kind, row]) => [kind, row.status]))).toEqual({
       invalid: 400,
       unauthorized: 403,
@@ -43,6 +44,7 @@ describe('docs/errors.md', () => {
       precondition_failed: 412,
       rate_limited: 429,
       unavailable: 503,
+      insufficient_storage: 507,
     });
   });
 

@@ -16,11 +16,12 @@ export function useDataTemplate(dir: string): void {
 }
 
 /**
- * A new data directory for a server on the embedded default, holding a copy of the template when
- * there is one (a server given an empty directory instead makes its database: a first start).
+ * A new data directory for a server on the embedded default (in `under`: a disk of the test's
+ * own), holding a copy of the template when there is one (a server given an empty directory
+ * instead makes its database: a first start).
  */
-export function freshDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'engage-test-'));
+export function freshDataDir(under = tmpdir()): string {
+  const dir = mkdtempSync(join(under, 'engage-test-'));
   const template = process.env[DATA_TEMPLATE_VARIABLE];
   if (template !== undefined) cpSync(template, dir, { recursive: true });
   return dir;

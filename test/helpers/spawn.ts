@@ -47,7 +47,7 @@ export async function freePort(): Promise<number> {
 /**
  * Starts the real server (built from src/ into dist/, of this checkout unless `root` names another) as its own process on a free loopback port. It uses
  * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database. It stops without the
- * drain (SHUTDOWN_DRAIN_SECONDS=0) unless `env` says otherwise. `launcher` runs Node
+ * drain (SHUTDOWN_DRAIN_SECONDS=0) and holds a storage reserve of 1 MB (STORAGE_RESERVE) unless `env` says otherwise. `launcher` runs Node
  * (e.g. `['prlimit', '--nofile=1024:1024']`).
  */
 export async function spawnServer(env: Record<string, string> = {}, entry = BUILT, root = ROOT, launcher: string[] = []): Promise<SpawnedServer> {
@@ -62,7 +62,18 @@ export async function spawnServer(env: Record<string, string> = {}, entry = BUIL
   const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...SUITE_NODE_FLAGS, ...entry] as [string, ...string[]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), MANAGE_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn', SHUTDOWN_DRAIN_SECONDS: '0', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MANAGE_TOKEN,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'warn',
+      SHUTDOWN_DRAIN_SECONDS: '0',
+      // The suite starts hundreds of servers, each on a data directory of its own: 64 MB of reserve each (docs/storage.md) would be gigabytes written.
+      STORAGE_RESERVE: '1mb',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

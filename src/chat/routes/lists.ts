@@ -87,6 +87,7 @@ export function listRoutes({ rooms, feeds, eventLists, views }: ListRoutesDeps):
     route({
       method: 'POST',
       path: 'chat/searchevents',
+      writes: false,
       access: 'public',
       limit: 'searches',
       body: Search,

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/client.js';
-import { isDatabaseUnavailable } from '../../db/errors.js';
+import { failsEveryWrite } from '../../db/errors.js';
 import { notFound, type DomainError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
@@ -148,7 +148,7 @@ export class VoteBatcher {
       metrics.observe(batch.length, started);
       this.answer(batch, outcomes);
     } catch (err) {
-      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+      if (batch.length === 1 || failsEveryWrite(err)) {
         this.deps.log.error({ err, votes: batch.length }, 'vote batch failed');
         for (const vote of batch) vote.fail(err);
       } else {

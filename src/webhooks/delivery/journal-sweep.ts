@@ -1,5 +1,6 @@
 import type { AppDirectory } from '../../apps/directory.js';
 import type { Db } from '../../db/client.js';
+import { logFailedTurn } from '../../db/errors.js';
 import type { JournalSources } from '../../events/journal-sources.js';
 import type { Logger } from '../../logger.js';
 import { groupBy } from '../../group-by.js';
@@ -22,6 +23,8 @@ export interface JournalSweepDeps {
   sources: JournalSources;
   deliveries: Deliveries;
   log: Logger;
+  /** False while the disk is full: the sweep waits (the rows stay owed). */
+  mayWrite: () => boolean;
 }
 
 /**
@@ -39,8 +42,9 @@ export class JournalSweep {
 
   start(): void {
     this.timer = setInterval(() => {
+      if (!this.deps.mayWrite()) return;
       this.running ??= this.sweep()
-        .catch((err: unknown) => this.deps.log.error({ err }, 'webhook journal sweep failed'))
+        .catch((err: unknown) => logFailedTurn(this.deps.log, err, 'webhook journal sweep failed'))
         .finally(() => (this.running = undefined));
     }, SWEEP_MS);
     this.timer.unref();

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { logFailedTurn } from '../../db/errors.js';
 import { idAt } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import * as store from '../store/deliveries.js';
@@ -22,6 +23,7 @@ export class LogPruner {
     private readonly db: Db,
     private readonly log: Logger,
     private readonly retentionSeconds: number,
+    private readonly mayWrite: () => boolean,
   ) {}
 
   /** Does nothing when the retention is 0 (keep everything). */
@@ -49,6 +51,7 @@ export class LogPruner {
   }
 
   private async prune(): Promise<void> {
+    if (!this.mayWrite()) return;
     const before = idAt(Date.now() - this.retentionSeconds * 1000);
     let entries = 0;
     let messages = 0;
@@ -61,7 +64,7 @@ export class LogPruner {
         if ((e < BATCH && m < BATCH) || this.stopped) break;
       }
     } catch (err) {
-      this.log.error({ err }, 'pruning old webhook deliveries failed');
+      logFailedTurn(this.log, err, 'pruning old webhook deliveries failed');
     }
     if (entries + messages > 0) this.log.debug({ entries, messages }, 'pruned old webhook deliveries');
   }

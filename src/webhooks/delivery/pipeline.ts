@@ -20,6 +20,11 @@ export interface PipelineSettings {
   logRetentionSeconds: number;
   /** WEBHOOK_DENY_PRIVATE */
   denyPrivate: boolean;
+  /**
+   * False while the disk is full: nothing is sent (its outcome could not be recorded) or pruned.
+   * The delivery thread has no such signal: its statements fail instead, and it tries again.
+   */
+  mayWrite?: () => boolean;
 }
 
 /** The outbox writer, the delivery worker and the log pruner on one database, in the thread that builds them. */
@@ -30,9 +35,10 @@ export class DeliveryPipeline implements Deliveries {
 
   constructor(db: Db, log: Logger, settings: PipelineSettings, onDisabled: (appId: string) => void) {
     if (settings.denyPrivate) denyPrivateReceivers();
-    this.worker = new DeliveryWorker(db, settings.failureLimit, log, onDisabled);
+    const mayWrite = settings.mayWrite ?? (() => true);
+    this.worker = new DeliveryWorker(db, settings.failureLimit, log, onDisabled, mayWrite);
     this.outbox = new OutboxWriter(db, log, this.worker);
-    this.pruner = new LogPruner(db, log, settings.logRetentionSeconds);
+    this.pruner = new LogPruner(db, log, settings.logRetentionSeconds, mayWrite);
     this.worker.start();
     this.pruner.start();
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { logFailedTurn } from '../../db/errors.js';
 import type { Logger } from '../../logger.js';
 import { webhookMetrics } from '../../metrics/registry.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
@@ -39,6 +40,8 @@ export class DeliveryWorker {
     private readonly log: Logger,
     /** Told the app of each hook this worker disabled, so every node drops its copy of the app's hooks. */
     private readonly onDisabled: (appId: string) => void,
+    /** False while the disk is full: nothing is sent, as its outcome could not be recorded (it would be sent again). */
+    private readonly mayWrite: () => boolean,
   ) {}
 
   start(): void {
@@ -65,14 +68,15 @@ export class DeliveryWorker {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      const writable = this.mayWrite();
       let claimed = 0;
       try {
-        claimed = await this.deliverBatch();
+        if (writable) claimed = await this.deliverBatch();
       } catch (err) {
-        this.log.error({ err }, 'webhook delivery batch failed');
+        logFailedTurn(this.log, err, 'webhook delivery batch failed');
       }
-      // A full batch means more are due: go on at once. Otherwise let work gather, or wait for it.
-      if (claimed < BATCH && !this.stopped) await (claimed === 0 && this.fresh.length === 0 ? this.idle() : sleep(GATHER_MS));
+      // A full batch means more are due: go on at once. Otherwise let work gather, or wait for it (or for room on the disk).
+      if (claimed < BATCH && !this.stopped) await (claimed === 0 && (this.fresh.length === 0 || !writable) ? this.idle() : sleep(GATHER_MS));
     }
   }
 
