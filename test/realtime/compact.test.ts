@@ -121,7 +121,7 @@ describe('compact frames', () => {
     await early.collect((f) => f['type'] === 'event', 4);
     expect(events(early, `room:${roomid}`).slice(2)).toEqual(events(plain, `room:${roomid}`));
     const refs = late.received.map((r) => JSON.parse(r.text) as Frame).find((f) => f['type'] === 'refs');
-    expect((refs?.['r'] as { k?: string }[]).filter((object) => object.k !== 'url')).toHaveLength(2);
+    expect(((refs?.['r'] ?? []) as { k?: string }[]).filter((object) => object.k !== 'url')).toHaveLength(2);
     const frame = JSON.parse(wireOf(late)[0]?.text as string) as unknown[];
     expect((frame[1] as { U: unknown }).U).toEqual(expect.any(Number));
     expect(events(late, `room:${roomid}`)).toEqual(events(plain, `room:${roomid}`));
