@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { conflict } from '../errors.js';
 import type { CopyTimes } from '../db/embedded-snapshot.js';
 import type { Logger } from '../logger.js';
+import { threadBoot } from '../thread-boot.js';
 import { type DumpMessage, type DumpSource, TAKEN } from './dump-worker.js';
 
 export interface BackupDeps {
@@ -25,7 +25,7 @@ export interface Backup {
   body: Readable;
 }
 
-const WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './dump-worker.ts' : './dump-worker.js', import.meta.url));
+const WORKER = threadBoot('dump-worker', import.meta.url);
 
 /**
  * Backups while the server serves, one at a time. On the embedded database the data directory is
@@ -76,7 +76,7 @@ export class Backups {
   }
 
   private async dumped(source: DumpSource, work: string | undefined): Promise<Readable> {
-    const worker = new Worker(WORKER, { workerData: source });
+    const worker = new Worker(WORKER, { eval: true, workerData: source });
     this.running = worker;
     const body = new PassThrough();
     // The consumer went away: the dump stops.
@@ -102,10 +102,13 @@ export class Backups {
         }),
       );
     });
+    // Once the first bytes are made the body is handed over (start() returns it); before, a failure is thrown instead.
+    let handedOver = false;
+    void first.then(() => (handedOver = true));
     void ended.then((failure) => {
       if (failure === undefined) return;
       if (!body.destroyed) this.deps.log.error({ err: failure }, 'backup failed');
-      body.destroy(failure);
+      body.destroy(handedOver ? failure : undefined);
     });
     const failure = await Promise.race([first.then(() => undefined), ended]);
     if (failure !== undefined) throw failure;

@@ -1,7 +1,6 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Pooler } from '../../db/client.js';
+import { threadBoot } from '../../thread-boot.js';
 import type { Logger } from '../../logger.js';
 import { reportThreadMetrics, type MetricsSnapshot } from '../../metrics/threads.js';
 import type { Deliveries, PipelineSettings } from './pipeline.js';
@@ -17,12 +16,7 @@ export type ToDeliveryThread = { owed: Owed } | { close: true };
 /** The app of a hook the thread disabled, or the thread's metrics (every THREAD_REPORT_MS). */
 export type FromDeliveryThread = { disabled: string } | { metrics: MetricsSnapshot };
 
-// The same extension as this module: .ts when run from source, .js when built. Run from source,
-// the thread registers tsx itself: the main thread's `--import tsx` does not reach workers.
-const ENTRY = new URL(`./delivery-thread-entry${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-const BOOT = ENTRY.pathname.endsWith('.ts')
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); })`
-  : `import(${JSON.stringify(ENTRY.href)})`;
+const BOOT = threadBoot('delivery-thread-entry', import.meta.url);
 const RESTART_DELAY_MS = 1000;
 /** Events kept while the thread is being started again; beyond this the newest are left to the journal sweep. */
 const HELD_WHILE_DOWN = 50_000;
