@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { UserService } from '../../users/service.js';
 import type { RouteDef } from '../../http/route.js';
-import type { ChatContext, Room } from '../context.js';
+import type { ChatContext } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
 import { moderatedRoomDetails, type ModeratedRoomView } from './services/room-view.js';
@@ -19,8 +19,8 @@ export interface ModerationDeps {
 
 export interface Moderation {
   routes: RouteDef[];
-  /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, and when it changes by itself. */
-  roomDetails(app: Application, room: Room): Promise<ModeratedRoomView>;
+  /** The app's room as the chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, and when it changes by itself; 404 when there is none. */
+  roomDetails(app: Application, roomId: string): Promise<ModeratedRoomView>;
 }
 
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
@@ -28,6 +28,6 @@ export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderat
   const parts = { ...deps, chat };
   return {
     routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
-    roomDetails: (app, room) => moderatedRoomDetails(chat, deps.db, app, room),
+    roomDetails: (app, roomId) => moderatedRoomDetails(chat, deps.db, app, roomId),
   };
 }

@@ -1,9 +1,10 @@
 import { and, asc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Queryable } from '../../db/client.js';
-import { chatEventReports, chatEvents, chatParticipants, chatRoomUserReports, users } from '../../db/schema/index.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
+import { chatEventReports, chatEvents, chatParticipants, chatRoomEffects, chatRooms, chatRoomUserReports, users } from '../../db/schema/index.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { User } from '../../users/types.js';
-import type { ChatEvent } from '../context.js';
+import type { ChatEvent, Room, RoomEffect } from '../context.js';
 
 /** Moderation states a moderator can decide on: held by pre-moderation, or reported up to maxreports. */
 const QUEUED = ['pending', 'flagged'] as const;
@@ -108,6 +109,33 @@ export async function listRoomUserReports(q: Queryable, appId: string, roomId: s
     .from(chatRoomUserReports)
     .where(and(eq(chatRoomUserReports.appId, appId), eq(chatRoomUserReports.roomId, roomId)))
     .orderBy(asc(chatRoomUserReports.added), asc(chatRoomUserReports.id));
+}
+
+const ROOM_ROWS = tableRows(chatRooms);
+const EFFECT_ROWS = tableRows(chatRoomEffects);
+const REPORT_ROWS = tableRows(chatRoomUserReports);
+const e = chatRoomEffects;
+const u = chatRoomUserReports;
+const ROOM_WITH_MODERATION = statementOnce<Record<string, unknown> & { effects: Record<string, unknown>[]; reports: Record<string, unknown>[] }>(
+  'chat_room_with_moderation',
+  sql`select ${ROOM_ROWS.list},
+      (select coalesce(json_agg(to_jsonb(e)), '[]') from ${e} e where e.${sql.identifier(e.roomId.name)} = ${sql.placeholder('roomId')}
+        and (e.${sql.identifier(e.expires.name)} is null or e.${sql.identifier(e.expires.name)} > now())) as "effects",
+      (select coalesce(json_agg(to_jsonb(u) order by u.${sql.identifier(u.added.name)}, u.${sql.identifier(u.id.name)}), '[]') from ${u} u
+        where u.${sql.identifier(u.roomId.name)} = ${sql.placeholder('roomId')}) as "reports"
+    from ${chatRooms} where ${chatRooms.id} = ${sql.placeholder('roomId')} and ${chatRooms.appId} = ${sql.placeholder('appId')}`,
+);
+
+/**
+ * The app's room with the effects in force in it and its user reports (oldest first), in one
+ * named statement: what its details show, for a room nobody read recently. Undefined when the app
+ * has no such room.
+ */
+export async function roomWithModeration(q: Queryable, appId: string, roomId: string): Promise<{ room: Room; effects: RoomEffect[]; reports: RoomUserReport[] } | undefined> {
+  const [row] = await ROOM_WITH_MODERATION(q, { appId, roomId });
+  if (row === undefined) return undefined;
+  const { effects, reports, ...room } = row;
+  return { room: ROOM_ROWS.of(room), effects: effects.map(EFFECT_ROWS.ofJson), reports: reports.map(REPORT_ROWS.ofJson) };
 }
 
 export async function deleteRoomUserReports(q: Queryable, appId: string, roomId: string, userId: string): Promise<void> {

@@ -3,7 +3,17 @@ import { statementOnce, type Queryable } from '../../db/client.js';
 import { containing } from '../../db/like.js';
 import { chatRoomEffects, chatRooms } from '../../db/schema/chat.js';
 import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { Room } from '../types.js';
+
+const ROOM_ROWS = tableRows(chatRooms);
+/** A room by id, or by an app's custom id: named statements, as a room nobody read recently is read by one of them. */
+const ROOM_BY_ID = statementOnce<Record<string, unknown>>('chat_room_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = ${sql.placeholder('roomId')}`);
+const ROOM_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
+  'chat_room_by_custom_id',
+  sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = ${sql.placeholder('customId')}`,
+);
+const firstRoom = (rows: Record<string, unknown>[]): Room | undefined => (rows[0] === undefined ? undefined : ROOM_ROWS.of(rows[0]));
 
 export type NewRoom = typeof chatRooms.$inferInsert;
 export type RoomPatch = Partial<Omit<NewRoom, 'id' | 'appId' | 'added' | 'lastSeq' | 'inRoom'>>;
@@ -14,25 +24,17 @@ export async function insertRoom(q: Queryable, row: NewRoom): Promise<Room> {
 }
 
 export async function findRoom(q: Queryable, appId: string, roomId: string): Promise<Room | undefined> {
-  const [room] = await q
-    .select()
-    .from(chatRooms)
-    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.id, roomId)));
-  return room;
+  const room = await findRoomAnyApp(q, roomId);
+  return room?.appId === appId ? room : undefined;
 }
 
 /** The room whatever its app: for a cache shared by every app, which checks the app itself. */
 export async function findRoomAnyApp(q: Queryable, roomId: string): Promise<Room | undefined> {
-  const [room] = await q.select().from(chatRooms).where(eq(chatRooms.id, roomId));
-  return room;
+  return firstRoom(await ROOM_BY_ID(q, { roomId }));
 }
 
 export async function findRoomByCustomId(q: Queryable, appId: string, customId: string): Promise<Room | undefined> {
-  const [room] = await q
-    .select()
-    .from(chatRooms)
-    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.customId, customId)));
-  return room;
+  return firstRoom(await ROOM_BY_CUSTOM_ID(q, { appId, customId }));
 }
 
 export async function findRooms(q: Queryable, appId: string, ids: string[], customIds: string[]): Promise<Room[]> {

@@ -1,30 +1,28 @@
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../../db/client.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { commentConversations } from '../../db/schema/comments.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { Conversation, ConversationPatch, ConversationRow, ListAfter, Settable } from '../types.js';
-import { perDatabase } from './prepared.js';
 
-const byId = perDatabase((db) => {
-  const t = commentConversations;
-  return db
-    .select()
-    .from(t)
-    .where(and(eq(t.appId, sql.placeholder('app')), eq(t.conversationId, sql.placeholder('id'))))
-    .prepare('comment_conversation_by_id');
-});
+const CONVERSATION_ROWS = tableRows(commentConversations);
+const t = commentConversations;
+/** By id on every read and write of comments, by custom id when an article is opened: named statements. */
+const BY_ID = statementOnce<Record<string, unknown>>(
+  'comment_conversation_by_id',
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.conversationId} = ${sql.placeholder('id')}`,
+);
+const BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
+  'comment_conversation_by_custom_id',
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.customId} = ${sql.placeholder('customId')}`,
+);
+const first = (rows: Record<string, unknown>[]): Conversation | undefined => (rows[0] === undefined ? undefined : CONVERSATION_ROWS.of(rows[0]));
 
-/** On every read and write of comments: a prepared statement. */
-export async function findConversation(db: Db, appId: string, conversationId: string): Promise<Conversation | undefined> {
-  const [row] = await byId(db).execute({ app: appId, id: conversationId });
-  return row;
+export async function findConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {
+  return first(await BY_ID(q, { app: appId, id: conversationId }));
 }
 
 export async function findConversationByCustomId(q: Queryable, appId: string, customId: string): Promise<Conversation | undefined> {
-  const [row] = await q
-    .select()
-    .from(commentConversations)
-    .where(and(eq(commentConversations.appId, appId), eq(commentConversations.customId, customId)));
-  return row;
+  return first(await BY_CUSTOM_ID(q, { app: appId, customId }));
 }
 
 export async function findConversationByKey(q: Queryable, key: string): Promise<Conversation | undefined> {

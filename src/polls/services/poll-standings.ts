@@ -2,9 +2,8 @@ import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import { ChangeClock } from '../../change-clock.js';
 import { atVersionOrSince, SharedAnswers } from '../../shared-answers.js';
-import * as store from '../store/polls.js';
 import { standingsView } from '../views.js';
-import { requirePoll } from './polls.js';
+import { requirePollWithChoices } from './polls.js';
 import type { StandingsPush } from './standings.js';
 
 /** What PollStandings uses. */
@@ -49,8 +48,8 @@ export class PollStandings {
   answer(app: Application, pollId: string, began: number): Promise<Buffer> {
     const version = this.deps.onlyWriter ? String(this.changes.versionOf(pollId)) : undefined;
     return this.answers.take(`${app.id}/${pollId}`, atVersionOrSince(version, began), async () => {
-      const poll = await requirePoll(this.deps.db, app, pollId);
-      return Buffer.from(JSON.stringify(standingsView(poll, await store.choicesOf(this.deps.db, [pollId]))));
+      const { poll, choices } = await requirePollWithChoices(this.deps.db, app, pollId);
+      return Buffer.from(JSON.stringify(standingsView(poll, choices)));
     });
   }
 }

@@ -63,6 +63,13 @@ export async function requirePoll(db: Db, app: Application, pollId: string): Pro
   return poll;
 }
 
+/** The app's poll with its choices, or 404. */
+export async function requirePollWithChoices(db: Db, app: Application, pollId: string): Promise<PollWithChoices> {
+  const found = await store.findPollWithChoices(db, app.id, pollId);
+  if (found === undefined) throw notFound(`Poll ${pollId} not found.`);
+  return found;
+}
+
 /** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
 export class PollService {
   constructor(private readonly deps: PollServiceDeps) {}
@@ -89,6 +96,10 @@ export class PollService {
 
   require(app: Application, pollId: string): Promise<Poll> {
     return requirePoll(this.deps.db, app, pollId);
+  }
+
+  requireWithChoices(app: Application, pollId: string): Promise<PollWithChoices> {
+    return requirePollWithChoices(this.deps.db, app, pollId);
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Poll> {

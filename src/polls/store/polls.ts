@@ -1,8 +1,25 @@
 import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { pollChoices, polls } from '../../db/schema/index.js';
+import { tableRows } from '../../db/table-rows.js';
 import { groupBy } from '../../group-by.js';
-import type { Choice, NewChoice, NewPoll, Poll } from '../types.js';
+import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
+
+const POLL_ROWS = tableRows(polls);
+const CHOICE_ROWS = tableRows(pollChoices);
+const c = pollChoices;
+/** A poll by id, alone or with its choices (its standings, its details): named statements, as a poll nobody read recently is read by one. */
+const POLL_BY_ID = statementOnce<Record<string, unknown>>(
+  'poll_by_id',
+  sql`select ${POLL_ROWS.list} from ${polls} where ${polls.appId} = ${sql.placeholder('appId')} and ${polls.id} = ${sql.placeholder('pollId')}`,
+);
+const POLL_WITH_CHOICES = statementOnce<Record<string, unknown> & { choices: Record<string, unknown>[] }>(
+  'poll_with_choices',
+  sql`select ${POLL_ROWS.list},
+      (select coalesce(json_agg(to_jsonb(c) order by c.${sql.identifier(c.position.name)}, c.${sql.identifier(c.id.name)}), '[]') from ${c} c
+        where c.${sql.identifier(c.pollId.name)} = ${sql.placeholder('pollId')}) as "choices"
+    from ${polls} where ${polls.appId} = ${sql.placeholder('appId')} and ${polls.id} = ${sql.placeholder('pollId')}`,
+);
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
   const [poll] = await q.insert(polls).values(row).returning();
@@ -19,11 +36,16 @@ export async function updatePoll(q: Queryable, appId: string, id: string, patch:
 }
 
 export async function findPoll(q: Queryable, appId: string, id: string): Promise<Poll | undefined> {
-  const [poll] = await q
-    .select()
-    .from(polls)
-    .where(and(eq(polls.appId, appId), eq(polls.id, id)));
-  return poll;
+  const [row] = await POLL_BY_ID(q, { appId, pollId: id });
+  return row === undefined ? undefined : POLL_ROWS.of(row);
+}
+
+/** The app's poll with its choices in position order, in one statement. */
+export async function findPollWithChoices(q: Queryable, appId: string, id: string): Promise<PollWithChoices | undefined> {
+  const [row] = await POLL_WITH_CHOICES(q, { appId, pollId: id });
+  if (row === undefined) return undefined;
+  const { choices, ...poll } = row;
+  return { poll: POLL_ROWS.of(poll), choices: choices.map(CHOICE_ROWS.ofJson) };
 }
 
 export async function findPollByCustomId(q: Queryable, appId: string, customId: string): Promise<Poll | undefined> {

@@ -1,7 +1,8 @@
 import type { Application } from '../../../apps/types.js';
 import type { Db } from '../../../db/client.js';
-import type { ChatContext, Room, RoomEffectKind, RoomView } from '../../context.js';
-import { listRoomUserReports } from '../store.js';
+import { notFound } from '../../../errors.js';
+import type { ChatContext, Room, RoomEffect, RoomEffectKind, RoomView } from '../../context.js';
+import { listRoomUserReports, roomWithModeration, type RoomUserReport } from '../store.js';
 
 /** A room's moderated view, and when it changes by itself (Date.now() time the first effect in it ends; Infinity when none does). */
 export interface ModeratedRoomView {
@@ -11,12 +12,18 @@ export interface ModeratedRoomView {
 
 /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, as the database has them now. */
 export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<RoomView> {
-  return (await moderatedRoomDetails(chat, db, app, room)).view;
+  const [effects, reports] = await Promise.all([chat.effects.fresh(app, room.id), listRoomUserReports(db, app.id, room.id)]);
+  return detailsOf(chat, room, effects, reports).view;
 }
 
-/** `moderatedRoomView`, and when it changes by itself. */
-export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<ModeratedRoomView> {
-  const [effects, reports] = await Promise.all([chat.effects.fresh(app, room.id), listRoomUserReports(db, app.id, room.id)]);
+/** The app's room `roomId` with its moderation lists, read together (one statement), and when they change by itself; 404 when there is no such room. */
+export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms'>, db: Db, app: Application, roomId: string): Promise<ModeratedRoomView> {
+  const found = await roomWithModeration(db, app.id, roomId);
+  if (found === undefined) throw notFound(`Room ${roomId} not found.`);
+  return detailsOf(chat, found.room, found.effects, found.reports);
+}
+
+function detailsOf(chat: Pick<ChatContext, 'rooms'>, room: Room, effects: RoomEffect[], reports: RoomUserReport[]): ModeratedRoomView {
   const having = (kind: RoomEffectKind) => effects.filter((e) => e.effect === kind).map((e) => e.userId);
   const view = chat.rooms.view(room, {
     bouncedusers: having('bounce'),
