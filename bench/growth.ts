@@ -6,8 +6,9 @@
  * database while the server is stopped, not through the API. At each end, after a warm-up of each
  * request: server CPU per request (from the server process, /proc) and requests/s for the reads of
  * issue 41's table, the reads of one object by id that nobody read recently (cold: each request a
- * different article or user, in a random order over the whole store; on the small store they are
- * all read often, as a hot object is), the three searches (a word one message, one fan, one room
+ * different article or user, in a random order over the whole store, none read twice, the load
+ * ending before it would; on the small store, with fewer than 2,000 of a kind, they are read round
+ * and round, as hot objects are), the three searches (a word one message, one fan, one room
  * carries), a post, a join and a like (on Postgres also the CPU of the server's Postgres backends
  * per request); then the time a restart after kill -9 takes to answer /healthz. Prints both ends,
  * their ratio (large/small) and each read's cost as a multiple of the head poll's at each end (on
@@ -51,8 +52,8 @@ interface Measure {
   path: string;
   /** Bodies sent in turn (POST). */
   bodies?: () => string[];
-  /** The path of each request in turn, when each reads another object (`path` names the kind). */
-  nextPath?: () => string;
+  /** Each request reads another object (`path` names the kind), see `shuffled`. */
+  objects?: Objects;
 }
 
 interface Result {
@@ -63,15 +64,25 @@ interface Result {
   failed: number;
 }
 
-/** Paths of `count` objects (numbered from 1) in a random order, one per call, starting over once all were read. */
-function shuffled(count: number, pathOf: (i: number) => string): () => string {
+/** Objects of one kind in a random order: the path of the next one, and how many requests may still read one not read before (undefined: any number). */
+interface Objects {
+  next(): string;
+  left(): number | undefined;
+}
+
+/** A store with fewer objects of a kind than this is read round and round (each object many times, as a hot one is); a larger one never twice. */
+const ROUND_AND_ROUND_BELOW = 2_000;
+/** Of the objects not read yet, the share the warm-up reads. */
+const WARM_UP_SHARE = 0.1;
+
+function shuffled(count: number, pathOf: (i: number) => string): Objects {
   const order = Array.from({ length: count }, (_, i) => i + 1);
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
     [order[i], order[j]] = [order[j] as number, order[i] as number];
   }
   let next = 0;
-  return () => pathOf(order[next++ % count] as number);
+  return { next: () => pathOf(order[next++ % count] as number), left: () => (count < ROUND_AND_ROUND_BELOW ? undefined : Math.max(0, count - next)) };
 }
 
 /** Reads of one object by id, each request another one (see `shuffled`). */
@@ -80,7 +91,7 @@ function coldReads(app: BenchApp, size: StoreSize): Measure[] {
     name: `cold: ${name}`,
     method: 'GET',
     path: path(1),
-    nextPath: shuffled(count, (i) => {
+    objects: shuffled(count, (i) => {
       const url = new URL(app.url(path(i)));
       return url.pathname + url.search;
     }),
@@ -139,8 +150,11 @@ async function settled(pid: number): Promise<void> {
 
 const HEAD_POLL = 'updates at the head';
 
-async function measure(server: SpawnedServer, app: BenchApp, m: Measure, durationSeconds: number, url: string | undefined): Promise<Result> {
+async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp: boolean, url: string | undefined): Promise<Result> {
   const pid = server.process.pid as number;
+  const left = m.objects?.left();
+  // Reads of objects not read before stop before they would read one again.
+  const amount = left === undefined ? undefined : Math.max(connections, Math.floor(warmUp ? left * WARM_UP_SHARE : left));
   await settled(pid);
   const backends = url === undefined ? [] : await databaseBackendPids(url);
   const dbBefore = pidsCpuSeconds(backends);
@@ -150,13 +164,14 @@ async function measure(server: SpawnedServer, app: BenchApp, m: Measure, duratio
     method: m.method,
     headers: { 'x-api-token': app.token },
     connections,
-    durationSeconds,
+    durationSeconds: warmUp ? 1 : seconds,
     ...(m.bodies === undefined ? {} : { bodies: m.bodies() }),
-    ...(m.nextPath === undefined ? {} : { nextPath: m.nextPath }),
+    ...(m.objects === undefined ? {} : { nextPath: m.objects.next }),
+    ...(amount === undefined ? {} : { amount }),
   });
-  // The requests still in flight when the load stopped are done, and counted, before the CPU is read.
+  // The requests still in flight when the load stopped (by time, not by amount) are done, and counted, before the CPU is read.
   await settled(pid);
-  const answered = Math.max(1, result.answered + connections);
+  const answered = Math.max(1, result.answered + (amount !== undefined && result.answered >= amount ? 0 : connections));
   const dbSeconds = cpuUsedBetween(dbBefore, pidsCpuSeconds(backends));
   return { cpuUs: ((cpuSeconds(pid) - before) * 1e6) / answered, dbCpuUs: (dbSeconds * 1e6) / answered, requestsPerSec: result.requestsPerSec, failed: result.non2xx + result.errors };
 }
@@ -238,8 +253,8 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
     for (const m of measures(app, size, meta.roomId, lastseq, target.speech.id, meta.speakers, name)) {
       if (only !== undefined && m.name !== HEAD_POLL && !m.name.includes(only)) continue;
       // Its JIT, its prepared statements and the pages it reads warmed before it is counted.
-      await measure(server, app, m, 1, url);
-      const r = await measure(server, app, m, seconds, url);
+      await measure(server, app, m, true, url);
+      const r = await measure(server, app, m, false, url);
       results.set(m.name, r);
       console.log(
         `${name}: ${m.name}: ${r.cpuUs.toFixed(0)} µs CPU/request${url === undefined ? '' : ` (+${r.dbCpuUs.toFixed(0)} µs in Postgres)`}, ${r.requestsPerSec}/s${r.failed > 0 ? `, ${r.failed} failed` : ''}`,

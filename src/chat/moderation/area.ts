@@ -1,18 +1,22 @@
 import type { Application } from '../../apps/types.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
+import { ReadBatcher } from '../../db/read-batcher.js';
+import type { Logger } from '../../logger.js';
 import type { UserService } from '../../users/service.js';
 import type { RouteDef } from '../../http/route.js';
 import type { ChatContext } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
 import { moderatedRoomDetails, type ModeratedRoomView } from './services/room-view.js';
+import { roomsWithModeration } from './store.js';
 import { UserEffects } from './services/user-effects.js';
 import { UserReports } from './services/user-reports.js';
 
 /** What chat moderation is built from, beside the chat it moderates. */
 export interface ModerationDeps {
   db: Db;
+  log: Logger;
   users: Pick<UserService, 'get' | 'require' | 'getMany'>;
   config: Pick<Config, 'userReportWindowSeconds'>;
 }
@@ -26,8 +30,9 @@ export interface Moderation {
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
 export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderation {
   const parts = { ...deps, chat };
+  const details = new ReadBatcher({ read: (ids: string[]) => roomsWithModeration(deps.db, ids), keyOf: (id) => id, keyOfValue: (found) => found.room.id, log: deps.log, name: 'room_details' });
   return {
     routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
-    roomDetails: (app, roomId) => moderatedRoomDetails(chat, deps.db, app, roomId),
+    roomDetails: (app, roomId) => moderatedRoomDetails(chat, details, app, roomId),
   };
 }

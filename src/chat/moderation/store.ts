@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { textArrayLiteral } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { chatEventReports, chatEvents, chatParticipants, chatRoomEffects, chatRooms, chatRoomUserReports, users } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -116,26 +117,31 @@ const EFFECT_ROWS = tableRows(chatRoomEffects);
 const REPORT_ROWS = tableRows(chatRoomUserReports);
 const e = chatRoomEffects;
 const u = chatRoomUserReports;
-const ROOM_WITH_MODERATION = statementOnce<Record<string, unknown> & { effects: Record<string, unknown>[]; reports: Record<string, unknown>[] }>(
-  'chat_room_with_moderation',
+const col = (alias: string, column: { name: string }) => sql.raw(`${alias}."${column.name}"`);
+const ROOMS_WITH_MODERATION = statementOnce<Record<string, unknown> & { effects: Record<string, unknown>[]; reports: Record<string, unknown>[] }>(
+  'chat_rooms_with_moderation',
   sql`select ${ROOM_ROWS.list},
-      (select coalesce(json_agg(to_jsonb(e)), '[]') from ${e} e where e.${sql.identifier(e.roomId.name)} = ${sql.placeholder('roomId')}
-        and (e.${sql.identifier(e.expires.name)} is null or e.${sql.identifier(e.expires.name)} > now())) as "effects",
-      (select coalesce(json_agg(to_jsonb(u) order by u.${sql.identifier(u.added.name)}, u.${sql.identifier(u.id.name)}), '[]') from ${u} u
-        where u.${sql.identifier(u.roomId.name)} = ${sql.placeholder('roomId')}) as "reports"
-    from ${chatRooms} where ${chatRooms.id} = ${sql.placeholder('roomId')} and ${chatRooms.appId} = ${sql.placeholder('appId')}`,
+      (select coalesce(json_agg(to_jsonb(e)), '[]') from ${e} e where ${col('e', e.roomId)} = ${chatRooms.id}
+        and (${col('e', e.expires)} is null or ${col('e', e.expires)} > now())) as "effects",
+      (select coalesce(json_agg(to_jsonb(u) order by ${col('u', u.added)}, ${col('u', u.id)}), '[]') from ${u} u
+        where ${col('u', u.roomId)} = ${chatRooms.id}) as "reports"
+    from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`,
 );
 
-/**
- * The app's room with the effects in force in it and its user reports (oldest first), in one
- * named statement: what its details show, for a room nobody read recently. Undefined when the app
- * has no such room.
- */
-export async function roomWithModeration(q: Queryable, appId: string, roomId: string): Promise<{ room: Room; effects: RoomEffect[]; reports: RoomUserReport[] } | undefined> {
-  const [row] = await ROOM_WITH_MODERATION(q, { appId, roomId });
-  if (row === undefined) return undefined;
-  const { effects, reports, ...room } = row;
-  return { room: ROOM_ROWS.of(room), effects: effects.map(EFFECT_ROWS.ofJson), reports: reports.map(REPORT_ROWS.ofJson) };
+/** A room with the effects in force in it and its user reports (oldest first): what its details show. */
+export interface RoomWithModeration {
+  room: Room;
+  effects: RoomEffect[];
+  reports: RoomUserReport[];
+}
+
+/** These rooms (whatever their app) with their moderation lists, in one named statement; a room that is not there is left out. */
+export async function roomsWithModeration(q: Queryable, roomIds: string[]): Promise<RoomWithModeration[]> {
+  return (await ROOMS_WITH_MODERATION(q, { roomIds: textArrayLiteral(roomIds) })).map(({ effects, reports, ...room }) => ({
+    room: ROOM_ROWS.of(room),
+    effects: effects.map(EFFECT_ROWS.ofJson),
+    reports: reports.map(REPORT_ROWS.ofJson),
+  }));
 }
 
 export async function deleteRoomUserReports(q: Queryable, appId: string, roomId: string, userId: string): Promise<void> {

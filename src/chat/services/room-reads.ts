@@ -63,7 +63,7 @@ export class RoomReads {
 
   async byCustomId(app: Application, customId: string, began: number): Promise<Buffer> {
     const details = await this.details.take(`${app.id}/custom/${customId}`, this.anyRoom(app, began), async () => ({
-      json: Buffer.from(JSON.stringify(roomView(await this.deps.rooms.byCustomId(app, customId, began)))),
+      json: Buffer.from(JSON.stringify(roomView(await this.deps.rooms.byCustomId(app, customId)))),
       until: Number.POSITIVE_INFINITY,
     }));
     return details.json;

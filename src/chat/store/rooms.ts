@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
 import { statementOnce, type Queryable } from '../../db/client.js';
+import { textArrayLiteral } from '../../db/arrays.js';
 import { containing } from '../../db/like.js';
 import { chatRoomEffects, chatRooms } from '../../db/schema/chat.js';
 import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
@@ -9,9 +10,9 @@ import type { Room } from '../types.js';
 const ROOM_ROWS = tableRows(chatRooms);
 /** A room by id, or by an app's custom id: named statements, as a room nobody read recently is read by one of them. */
 const ROOM_BY_ID = statementOnce<Record<string, unknown>>('chat_room_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = ${sql.placeholder('roomId')}`);
-const ROOM_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
-  'chat_room_by_custom_id',
-  sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = ${sql.placeholder('customId')}`,
+const ROOMS_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
+  'chat_rooms_by_custom_id',
+  sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = any(${sql.placeholder('customIds')}::text[])`,
 );
 const firstRoom = (rows: Record<string, unknown>[]): Room | undefined => (rows[0] === undefined ? undefined : ROOM_ROWS.of(rows[0]));
 
@@ -33,8 +34,9 @@ export async function findRoomAnyApp(q: Queryable, roomId: string): Promise<Room
   return firstRoom(await ROOM_BY_ID(q, { roomId }));
 }
 
-export async function findRoomByCustomId(q: Queryable, appId: string, customId: string): Promise<Room | undefined> {
-  return firstRoom(await ROOM_BY_CUSTOM_ID(q, { appId, customId }));
+/** The app's rooms of these custom ids (those there are), in one named statement. */
+export async function findRoomsByCustomId(q: Queryable, appId: string, customIds: string[]): Promise<Room[]> {
+  return (await ROOMS_BY_CUSTOM_ID(q, { appId, customIds: textArrayLiteral(customIds) })).map(ROOM_ROWS.of);
 }
 
 export async function findRooms(q: Queryable, appId: string, ids: string[], customIds: string[]): Promise<Room[]> {

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { textArrayLiteral } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { commentConversations } from '../../db/schema/comments.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -6,23 +7,28 @@ import type { Conversation, ConversationPatch, ConversationRow, ListAfter, Setta
 
 const CONVERSATION_ROWS = tableRows(commentConversations);
 const t = commentConversations;
-/** By id on every read and write of comments, by custom id when an article is opened: named statements. */
-const BY_ID = statementOnce<Record<string, unknown>>(
-  'comment_conversation_by_id',
-  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.conversationId} = ${sql.placeholder('id')}`,
+/** By id on every read and write of comments, by custom id when an article is opened: named statements, for a batch of ids. */
+const BY_IDS = statementOnce<Record<string, unknown>>(
+  'comment_conversations_by_id',
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.conversationId} = any(${sql.placeholder('ids')}::text[])`,
 );
-const BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
-  'comment_conversation_by_custom_id',
-  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.customId} = ${sql.placeholder('customId')}`,
+const BY_CUSTOM_IDS = statementOnce<Record<string, unknown>>(
+  'comment_conversations_by_custom_id',
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.customId} = any(${sql.placeholder('ids')}::text[])`,
 );
-const first = (rows: Record<string, unknown>[]): Conversation | undefined => (rows[0] === undefined ? undefined : CONVERSATION_ROWS.of(rows[0]));
 
 export async function findConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {
-  return first(await BY_ID(q, { app: appId, id: conversationId }));
+  return (await findConversationsById(q, appId, [conversationId]))[0];
 }
 
-export async function findConversationByCustomId(q: Queryable, appId: string, customId: string): Promise<Conversation | undefined> {
-  return first(await BY_CUSTOM_ID(q, { app: appId, customId }));
+/** The app's conversations of these ids (those there are). */
+export async function findConversationsById(q: Queryable, appId: string, conversationIds: string[]): Promise<Conversation[]> {
+  return (await BY_IDS(q, { app: appId, ids: textArrayLiteral(conversationIds) })).map(CONVERSATION_ROWS.of);
+}
+
+/** The app's conversations of these custom ids (those there are). */
+export async function findConversationsByCustomId(q: Queryable, appId: string, customIds: string[]): Promise<Conversation[]> {
+  return (await BY_CUSTOM_IDS(q, { app: appId, ids: textArrayLiteral(customIds) })).map(CONVERSATION_ROWS.of);
 }
 
 export async function findConversationByKey(q: Queryable, key: string): Promise<Conversation | undefined> {

@@ -10,6 +10,7 @@ import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
 import * as store from '../store/polls.js';
 import { clearResponses, deleteResponses } from '../store/responses.js';
 import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
+import type { PollReads } from './poll-reads.js';
 import type { PollStandings } from './poll-standings.js';
 
 type CustomInput = Pick<ChoiceInput, 'customid' | 'customtype' | 'custompayload' | 'customfield1' | 'customfield2' | 'customtags'>;
@@ -52,6 +53,7 @@ const customIdTaken = (customId: string | null | undefined) => conflict(`The cus
 export interface PollServiceDeps {
   db: Db;
   bus: Bus;
+  reads: PollReads;
   /** Told the polls whose standings a change other than a vote moved (a reset, a choice added or deleted, the poll deleted). */
   standings: Pick<PollStandings, 'changed'>;
 }
@@ -61,13 +63,6 @@ export async function requirePoll(db: Db, app: Application, pollId: string): Pro
   const poll = await store.findPoll(db, app.id, pollId);
   if (poll === undefined) throw notFound(`Poll ${pollId} not found.`);
   return poll;
-}
-
-/** The app's poll with its choices, or 404. */
-export async function requirePollWithChoices(db: Db, app: Application, pollId: string): Promise<PollWithChoices> {
-  const found = await store.findPollWithChoices(db, app.id, pollId);
-  if (found === undefined) throw notFound(`Poll ${pollId} not found.`);
-  return found;
 }
 
 /** Polls and their choices; votes go through VoteBatcher. Every write locks the poll's row first, as vote batches do. */
@@ -99,7 +94,7 @@ export class PollService {
   }
 
   requireWithChoices(app: Application, pollId: string): Promise<PollWithChoices> {
-    return requirePollWithChoices(this.deps.db, app, pollId);
+    return this.deps.reads.requireWithChoices(app, pollId);
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Poll> {

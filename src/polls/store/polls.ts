@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import { textArrayLiteral } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { pollChoices, polls } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -13,12 +14,12 @@ const POLL_BY_ID = statementOnce<Record<string, unknown>>(
   'poll_by_id',
   sql`select ${POLL_ROWS.list} from ${polls} where ${polls.appId} = ${sql.placeholder('appId')} and ${polls.id} = ${sql.placeholder('pollId')}`,
 );
-const POLL_WITH_CHOICES = statementOnce<Record<string, unknown> & { choices: Record<string, unknown>[] }>(
-  'poll_with_choices',
+const POLLS_WITH_CHOICES = statementOnce<Record<string, unknown> & { choices: Record<string, unknown>[] }>(
+  'polls_with_choices',
   sql`select ${POLL_ROWS.list},
       (select coalesce(json_agg(to_jsonb(c) order by c.${sql.identifier(c.position.name)}, c.${sql.identifier(c.id.name)}), '[]') from ${c} c
-        where c.${sql.identifier(c.pollId.name)} = ${sql.placeholder('pollId')}) as "choices"
-    from ${polls} where ${polls.appId} = ${sql.placeholder('appId')} and ${polls.id} = ${sql.placeholder('pollId')}`,
+        where c.${sql.identifier(c.pollId.name)} = ${polls.id}) as "choices"
+    from ${polls} where ${polls.id} = any(${sql.placeholder('pollIds')}::text[])`,
 );
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
@@ -40,12 +41,9 @@ export async function findPoll(q: Queryable, appId: string, id: string): Promise
   return row === undefined ? undefined : POLL_ROWS.of(row);
 }
 
-/** The app's poll with its choices in position order, in one statement. */
-export async function findPollWithChoices(q: Queryable, appId: string, id: string): Promise<PollWithChoices | undefined> {
-  const [row] = await POLL_WITH_CHOICES(q, { appId, pollId: id });
-  if (row === undefined) return undefined;
-  const { choices, ...poll } = row;
-  return { poll: POLL_ROWS.of(poll), choices: choices.map(CHOICE_ROWS.ofJson) };
+/** These polls (whatever their app, those there are) with their choices in position order, in one statement. */
+export async function findPollsWithChoices(q: Queryable, ids: string[]): Promise<PollWithChoices[]> {
+  return (await POLLS_WITH_CHOICES(q, { pollIds: textArrayLiteral(ids) })).map(({ choices, ...poll }) => ({ poll: POLL_ROWS.of(poll), choices: choices.map(CHOICE_ROWS.ofJson) }));
 }
 
 export async function findPollByCustomId(q: Queryable, appId: string, customId: string): Promise<Poll | undefined> {

@@ -2,7 +2,8 @@ import type { Application } from '../../../apps/types.js';
 import type { Db } from '../../../db/client.js';
 import { notFound } from '../../../errors.js';
 import type { ChatContext, Room, RoomEffect, RoomEffectKind, RoomView } from '../../context.js';
-import { listRoomUserReports, roomWithModeration, type RoomUserReport } from '../store.js';
+import type { ReadBatcher } from '../../../db/read-batcher.js';
+import { listRoomUserReports, type RoomUserReport, type RoomWithModeration } from '../store.js';
 
 /** A room's moderated view, and when it changes by itself (Date.now() time the first effect in it ends; Infinity when none does). */
 export interface ModeratedRoomView {
@@ -16,10 +17,13 @@ export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms' | 'effec
   return detailsOf(chat, room, effects, reports).view;
 }
 
-/** The app's room `roomId` with its moderation lists, read together (one statement), and when they change by itself; 404 when there is no such room. */
-export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms'>, db: Db, app: Application, roomId: string): Promise<ModeratedRoomView> {
-  const found = await roomWithModeration(db, app.id, roomId);
-  if (found === undefined) throw notFound(`Room ${roomId} not found.`);
+/**
+ * The app's room `roomId` with its moderation lists, read together (with the other rooms asked
+ * for at the same moment, in one statement), and when they change by itself; 404 when there is no such room.
+ */
+export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms'>, reads: ReadBatcher<string, RoomWithModeration>, app: Application, roomId: string): Promise<ModeratedRoomView> {
+  const found = await reads.get(roomId);
+  if (found?.room.appId !== app.id) throw notFound(`Room ${roomId} not found.`);
   return detailsOf(chat, found.room, found.effects, found.reports);
 }
 
