@@ -2,10 +2,10 @@ import { and, asc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { textArrayLiteral } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
-import { chatEventReports, chatEvents, chatParticipants, chatRoomEffects, chatRooms, chatRoomUserReports, users } from '../../db/schema/index.js';
+import { chatEventReports, chatEvents, chatParticipants, chatRoomUserReports, users } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
 import type { User } from '../../users/types.js';
-import type { ChatEvent, Room, RoomEffect } from '../context.js';
+import type { ChatEvent } from '../context.js';
 
 /** Moderation states a moderator can decide on: held by pre-moderation, or reported up to maxreports. */
 const QUEUED = ['pending', 'flagged'] as const;
@@ -112,36 +112,16 @@ export async function listRoomUserReports(q: Queryable, appId: string, roomId: s
     .orderBy(asc(chatRoomUserReports.added), asc(chatRoomUserReports.id));
 }
 
-const ROOM_ROWS = tableRows(chatRooms);
-const EFFECT_ROWS = tableRows(chatRoomEffects);
 const REPORT_ROWS = tableRows(chatRoomUserReports);
-const e = chatRoomEffects;
-const u = chatRoomUserReports;
-const col = (alias: string, column: { name: string }) => sql.raw(`${alias}."${column.name}"`);
-const ROOMS_WITH_MODERATION = statementOnce<Record<string, unknown> & { effects: Record<string, unknown>[]; reports: Record<string, unknown>[] }>(
-  'chat_rooms_with_moderation',
-  sql`select ${ROOM_ROWS.list},
-      (select coalesce(json_agg(to_jsonb(e)), '[]') from ${e} e where ${col('e', e.roomId)} = ${chatRooms.id}
-        and (${col('e', e.expires)} is null or ${col('e', e.expires)} > now())) as "effects",
-      (select coalesce(json_agg(to_jsonb(u) order by ${col('u', u.added)}, ${col('u', u.id)}), '[]') from ${u} u
-        where ${col('u', u.roomId)} = ${chatRooms.id}) as "reports"
-    from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`,
+const r = chatRoomUserReports;
+const REPORTS_OF_ROOMS = statementOnce<Record<string, unknown>>(
+  'chat_room_user_reports_of_rooms',
+  sql`select ${REPORT_ROWS.list} from ${r} where ${r.roomId} = any(${sql.placeholder('roomIds')}::text[]) order by ${r.roomId}, ${r.added}, ${r.id}`,
 );
 
-/** A room with the effects in force in it and its user reports (oldest first): what its details show. */
-export interface RoomWithModeration {
-  room: Room;
-  effects: RoomEffect[];
-  reports: RoomUserReport[];
-}
-
-/** These rooms (whatever their app) with their moderation lists, in one named statement; a room that is not there is left out. */
-export async function roomsWithModeration(q: Queryable, roomIds: string[]): Promise<RoomWithModeration[]> {
-  return (await ROOMS_WITH_MODERATION(q, { roomIds: textArrayLiteral(roomIds) })).map(({ effects, reports, ...room }) => ({
-    room: ROOM_ROWS.of(room),
-    effects: effects.map(EFFECT_ROWS.ofJson),
-    reports: reports.map(REPORT_ROWS.ofJson),
-  }));
+/** The user reports of these rooms, each room's oldest first, in one named statement. */
+export async function reportsOfRooms(q: Queryable, roomIds: string[]): Promise<RoomUserReport[]> {
+  return (await REPORTS_OF_ROOMS(q, { roomIds: textArrayLiteral(roomIds) })).map(REPORT_ROWS.of);
 }
 
 export async function deleteRoomUserReports(q: Queryable, appId: string, roomId: string, userId: string): Promise<void> {

@@ -6,7 +6,7 @@ import { notFound } from '../../errors.js';
 import { internal } from '../../internal-messages.js';
 import type { Logger } from '../../logger.js';
 import type { Bus } from '../../realtime/bus.js';
-import { findRoom, findRoomAnyApp, findRoomsByCustomId } from '../store/rooms.js';
+import { findRoom, findRoomAnyApp, findRoomsAnyApp, findRoomsByCustomId } from '../store/rooms.js';
 import type { RoomCounters } from '../store/participants.js';
 import type { Room } from '../types.js';
 import { roomView, type RoomView } from '../views.js';
@@ -89,6 +89,11 @@ export class RoomDirectory {
     const room = await findRoom(this.deps.db, app.id, roomId);
     if (room === undefined) throw notFound(`Room ${roomId} not found.`);
     return room;
+  }
+
+  /** These rooms (those there are) read from the database, whatever their app. */
+  freshMany(roomIds: string[]): Promise<Room[]> {
+    return findRoomsAnyApp(this.deps.db, roomIds);
   }
 
   /** Read from the database after the request began, in one statement with the others asked for meanwhile. */

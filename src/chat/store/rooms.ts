@@ -9,12 +9,11 @@ import type { Room } from '../types.js';
 
 const ROOM_ROWS = tableRows(chatRooms);
 /** A room by id, or by an app's custom id: named statements, as a room nobody read recently is read by one of them. */
-const ROOM_BY_ID = statementOnce<Record<string, unknown>>('chat_room_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = ${sql.placeholder('roomId')}`);
+const ROOMS_BY_ID = statementOnce<Record<string, unknown>>('chat_rooms_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`);
 const ROOMS_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
   'chat_rooms_by_custom_id',
   sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = any(${sql.placeholder('customIds')}::text[])`,
 );
-const firstRoom = (rows: Record<string, unknown>[]): Room | undefined => (rows[0] === undefined ? undefined : ROOM_ROWS.of(rows[0]));
 
 export type NewRoom = typeof chatRooms.$inferInsert;
 export type RoomPatch = Partial<Omit<NewRoom, 'id' | 'appId' | 'added' | 'lastSeq' | 'inRoom'>>;
@@ -31,7 +30,12 @@ export async function findRoom(q: Queryable, appId: string, roomId: string): Pro
 
 /** The room whatever its app: for a cache shared by every app, which checks the app itself. */
 export async function findRoomAnyApp(q: Queryable, roomId: string): Promise<Room | undefined> {
-  return firstRoom(await ROOM_BY_ID(q, { roomId }));
+  return (await findRoomsAnyApp(q, [roomId]))[0];
+}
+
+/** These rooms (those there are) whatever their app, in one named statement. */
+export async function findRoomsAnyApp(q: Queryable, roomIds: string[]): Promise<Room[]> {
+  return (await ROOMS_BY_ID(q, { roomIds: textArrayLiteral(roomIds) })).map(ROOM_ROWS.of);
 }
 
 /** The app's rooms of these custom ids (those there are), in one named statement. */

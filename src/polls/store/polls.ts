@@ -8,18 +8,12 @@ import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types
 
 const POLL_ROWS = tableRows(polls);
 const CHOICE_ROWS = tableRows(pollChoices);
-const c = pollChoices;
-/** A poll by id, alone or with its choices (its standings, its details): named statements, as a poll nobody read recently is read by one. */
-const POLL_BY_ID = statementOnce<Record<string, unknown>>(
-  'poll_by_id',
-  sql`select ${POLL_ROWS.list} from ${polls} where ${polls.appId} = ${sql.placeholder('appId')} and ${polls.id} = ${sql.placeholder('pollId')}`,
-);
-const POLLS_WITH_CHOICES = statementOnce<Record<string, unknown> & { choices: Record<string, unknown>[] }>(
-  'polls_with_choices',
-  sql`select ${POLL_ROWS.list},
-      (select coalesce(json_agg(to_jsonb(c) order by c.${sql.identifier(c.position.name)}, c.${sql.identifier(c.id.name)}), '[]') from ${c} c
-        where c.${sql.identifier(c.pollId.name)} = ${polls.id}) as "choices"
-    from ${polls} where ${polls.id} = any(${sql.placeholder('pollIds')}::text[])`,
+/** Polls by id and their choices (their details, their standings): named statements, as polls nobody read recently are read by them, several at once. */
+const POLLS_BY_ID = statementOnce<Record<string, unknown>>('polls_by_id', sql`select ${POLL_ROWS.list} from ${polls} where ${polls.id} = any(${sql.placeholder('pollIds')}::text[])`);
+const CHOICES_OF_POLLS = statementOnce<Record<string, unknown>>(
+  'poll_choices_of_polls',
+  sql`select ${CHOICE_ROWS.list} from ${pollChoices} where ${pollChoices.pollId} = any(${sql.placeholder('pollIds')}::text[])
+    order by ${pollChoices.pollId}, ${pollChoices.position}, ${pollChoices.id}`,
 );
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
@@ -37,13 +31,19 @@ export async function updatePoll(q: Queryable, appId: string, id: string, patch:
 }
 
 export async function findPoll(q: Queryable, appId: string, id: string): Promise<Poll | undefined> {
-  const [row] = await POLL_BY_ID(q, { appId, pollId: id });
-  return row === undefined ? undefined : POLL_ROWS.of(row);
+  const [row] = await POLLS_BY_ID(q, { pollIds: textArrayLiteral([id]) });
+  return row === undefined || row['appId'] !== appId ? undefined : POLL_ROWS.of(row);
 }
 
-/** These polls (whatever their app, those there are) with their choices in position order, in one statement. */
+/** These polls (whatever their app, those there are) with their choices in position order: a statement for the polls, one for their choices. */
 export async function findPollsWithChoices(q: Queryable, ids: string[]): Promise<PollWithChoices[]> {
-  return (await POLLS_WITH_CHOICES(q, { pollIds: textArrayLiteral(ids) })).map(({ choices, ...poll }) => ({ poll: POLL_ROWS.of(poll), choices: choices.map(CHOICE_ROWS.ofJson) }));
+  const pollIds = textArrayLiteral(ids);
+  const [found, choices] = await Promise.all([POLLS_BY_ID(q, { pollIds }), CHOICES_OF_POLLS(q, { pollIds })]);
+  const byPoll = groupBy(choices.map(CHOICE_ROWS.of), (c) => c.pollId);
+  return found.map((row) => {
+    const poll = POLL_ROWS.of(row);
+    return { poll, choices: byPoll.get(poll.id) ?? [] };
+  });
 }
 
 export async function findPollByCustomId(q: Queryable, appId: string, customId: string): Promise<Poll | undefined> {
