@@ -6,7 +6,7 @@ import { notFound } from '../../errors.js';
 import { internal } from '../../internal-messages.js';
 import type { Logger } from '../../logger.js';
 import type { Bus } from '../../realtime/bus.js';
-import { findRoom, findRoomAnyApp, findRoomsAnyApp, findRoomsByCustomId } from '../store/rooms.js';
+import { findRoom, findRoomsAnyApp, findRoomsByCustomId } from '../store/rooms.js';
 import type { RoomCounters } from '../store/participants.js';
 import type { Room } from '../types.js';
 import { roomView, type RoomView } from '../views.js';
@@ -45,11 +45,13 @@ function entryOf(room: Room): Cached {
  */
 export class RoomDirectory {
   private readonly cache: ReplicatedCache<Cached>;
-  /** Rooms by custom id, read together with the others asked for at the same moment (a crowd joining by one, readers opening many). */
+  /** Rooms by id and by custom id, each read together with the others asked for at the same moment (a crowd joining one, readers opening many). */
+  private readonly byId: ReadBatcher<string, Room>;
   private readonly byCustom: ReadBatcher<CustomId, Room>;
 
   constructor(private readonly deps: RoomDirectoryDeps) {
     this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
+    this.byId = new ReadBatcher({ read: (ids) => findRoomsAnyApp(deps.db, ids), keyOf: (id) => id, keyOfValue: (room) => room.id, log: deps.log, name: 'rooms_by_id' });
     this.byCustom = new ReadBatcher({
       read: (keys) =>
         readByScope(
@@ -130,7 +132,7 @@ export class RoomDirectory {
 
   /** Whichever app asked first, so callers of several apps can share the read. */
   private async read(roomId: string): Promise<Cached | undefined> {
-    const room = await findRoomAnyApp(this.deps.db, roomId);
+    const room = await this.byId.get(roomId);
     return room === undefined ? undefined : entryOf(room);
   }
 }

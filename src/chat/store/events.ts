@@ -151,17 +151,23 @@ export async function latestDisplayable(q: Queryable, roomId: string, beforeSeq:
   return (await LATEST_DISPLAYABLE(q, { roomId, beforeSeq, limit })).map(EVENT_ROWS.of).reverse();
 }
 
+const SHADOWED_BETWEEN = statementOnce<Record<string, unknown>>(
+  'chat_shadowed_between',
+  sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${and(
+    eq(chatEvents.roomId, sql.placeholder('roomId')),
+    shown,
+    eq(chatEvents.shadowban, true),
+    gt(chatEvents.seq, sql.placeholder('afterSeq')),
+    lte(chatEvents.seq, sql.placeholder('upToSeq')),
+  )} order by ${chatEvents.seq} limit ${sql.placeholder('limit')}`,
+);
+
 /**
  * Displayable events only their authors see (shadow banned) with seq in (`afterSeq`, `upToSeq`],
  * oldest first, at most `limit`: what a page shared by everyone lacks for each of those authors.
  */
 export async function shadowedBetween(q: Queryable, roomId: string, afterSeq: number, upToSeq: number, limit: number): Promise<ChatEvent[]> {
-  return q
-    .select()
-    .from(chatEvents)
-    .where(and(eq(chatEvents.roomId, roomId), shown, eq(chatEvents.shadowban, true), gt(chatEvents.seq, afterSeq), lte(chatEvents.seq, upToSeq)))
-    .orderBy(asc(chatEvents.seq))
-    .limit(limit);
+  return (await SHADOWED_BETWEEN(q, { roomId, afterSeq, upToSeq, limit })).map(EVENT_ROWS.of);
 }
 
 /** Every stored event of the room (waiting ones too), newest `limit` before id `beforeId`, oldest first. */

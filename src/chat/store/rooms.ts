@@ -24,16 +24,11 @@ export async function insertRoom(q: Queryable, row: NewRoom): Promise<Room> {
 }
 
 export async function findRoom(q: Queryable, appId: string, roomId: string): Promise<Room | undefined> {
-  const room = await findRoomAnyApp(q, roomId);
+  const [room] = await findRoomsAnyApp(q, [roomId]);
   return room?.appId === appId ? room : undefined;
 }
 
-/** The room whatever its app: for a cache shared by every app, which checks the app itself. */
-export async function findRoomAnyApp(q: Queryable, roomId: string): Promise<Room | undefined> {
-  return (await findRoomsAnyApp(q, [roomId]))[0];
-}
-
-/** These rooms (those there are) whatever their app, in one named statement. */
+/** These rooms (those there are) whatever their app, in one named statement: for reads shared by several apps' requests, which check the app themselves. */
 export async function findRoomsAnyApp(q: Queryable, roomIds: string[]): Promise<Room[]> {
   return (await ROOMS_BY_ID(q, { roomIds: textArrayLiteral(roomIds) })).map(ROOM_ROWS.of);
 }
