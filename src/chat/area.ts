@@ -30,7 +30,7 @@ function buildChat(core: Core) {
   const rooms = new RoomDirectory({ db, bus, log });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views, users, commits: core.database.commits, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
+  const feeds = new RoomFeeds({ db, log, bus, rooms, views, users, commits: core.database.commits, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   hooks.items.add('chat', chatItemSource({ db, views }));

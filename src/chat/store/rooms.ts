@@ -111,15 +111,27 @@ export async function reserveSeqs(q: Queryable, roomId: string, count: number): 
 /** A column's name, quoted, for the named statements below. */
 const c = (column: { name: string }) => sql.identifier(column.name);
 
-const FEED_HEAD = statementOnce<{ seq: string | number; revision: string | number }>(
-  'chat_feed_head',
-  sql`select ${c(chatRooms.lastSeq)} as seq, ${c(chatRooms.eventsRevision)} as revision from ${chatRooms} where ${c(chatRooms.id)} = ${sql.placeholder('roomId')}`,
+const FEED_HEADS = statementOnce<{ roomId: string; seq: string | number; revision: string | number }>(
+  'chat_feed_heads',
+  sql`select ${c(chatRooms.id)} as "roomId", ${c(chatRooms.lastSeq)} as seq, ${c(chatRooms.eventsRevision)} as revision from ${chatRooms}
+    where ${c(chatRooms.id)} = any(${sql.placeholder('roomIds')}::text[])`,
 );
 
-/** The feed's head and its events revision (changes in place move it), as one row read (a named statement: crowds ask it often). */
-export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: number; revision: number }> {
-  const [row] = await FEED_HEAD(q, { roomId });
-  return { seq: Number(row?.seq ?? 0), revision: Number(row?.revision ?? 0) };
+/** A feed's head and its events revision (changes in place move it). */
+export interface FeedHead {
+  roomId: string;
+  seq: number;
+  revision: number;
+}
+
+/** The feed's head and its events revision, as one row read (a named statement: crowds ask it often); 0 and 0 for a room not there. */
+export async function feedHead(q: Queryable, roomId: string): Promise<FeedHead> {
+  return (await feedHeads(q, [roomId]))[0] ?? { roomId, seq: 0, revision: 0 };
+}
+
+/** The heads of these rooms (those there are), in one named statement. */
+export async function feedHeads(q: Queryable, roomIds: string[]): Promise<FeedHead[]> {
+  return (await FEED_HEADS(q, { roomIds: textArrayLiteral(roomIds) })).map((row) => ({ roomId: row.roomId, seq: Number(row.seq), revision: Number(row.revision) }));
 }
 
 const ROOM_DETAILS_VERSION = statementOnce<{ version: string }>(
