@@ -41,7 +41,7 @@ const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000),
 const seconds = Number(process.env['SECONDS'] ?? 5);
 const connections = Number(process.env['CONNECTIONS'] ?? 8);
 const databaseUrl = process.env['DATABASE_URL'];
-const keptStores = process.env['GROWTH_STORES'] === undefined ? undefined : new KeptStores(process.env['GROWTH_STORES'], process.env['BENCH_ROOT'] ?? '.');
+const keptStores = process.env['GROWTH_STORES'] === undefined ? undefined : new KeptStores(process.env['GROWTH_STORES'], process.env['BENCH_ROOT'] ?? '.', databaseUrl);
 const only = process.env['ONLY'];
 /** The row of each kind whose rare word the searches look for (present at both ends). */
 const SOUGHT = 7;

@@ -22,6 +22,8 @@ export class KeptStores {
     private readonly dir: string,
     /** The checkout whose server is measured (its migrations name the store). */
     private readonly root: string,
+    /** On Postgres, the database the bench was given: a kept store is a database named after it. */
+    private readonly databaseUrl: string | undefined,
   ) {}
 
   /** The store of this size copied into `dataDir` or the database of `url`, and its meta; undefined when none is kept. */
@@ -55,7 +57,8 @@ export class KeptStores {
     const grower = readFileSync(new URL('./grow-store.ts', import.meta.url), 'utf8');
     const migrations = readdirSync(join(this.root, 'migrations')).sort().join(',');
     const hash = createHash('sha256').update(grower).update(migrations).digest('hex').slice(0, 10);
-    return `kept_${url === undefined ? 'embedded' : 'postgres'}_${size.history}_${size.rooms}_${size.users}_${hash}`;
+    const kept = `kept_${size.history}_${size.rooms}_${size.users}_${hash}`;
+    return url === undefined || this.databaseUrl === undefined ? `embedded_${kept}` : `${databaseOf(this.databaseUrl)}_${kept}`;
   }
 }
 
