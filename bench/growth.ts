@@ -246,6 +246,8 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
     const meta = await storeOf(name, size, dataDir, url);
     server = await start(dataDir, url);
     const app = benchClient(server.url, meta.appId, meta.token);
+    // A kept store's sessions ended long after it was grown (the room expires idle sessions): its speakers join again, or their posts and likes are refused.
+    await joinSpeakers(app, meta.roomId, meta.speakers.length);
     const target = await app.call<{ speech: { id: string } }>('POST', `chat/rooms/${meta.roomId}/command`, { userid: meta.speakers[0], command: 'like me' });
     const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
     const lastseq = readUpdatesCursor(head.cursor);
