@@ -135,7 +135,11 @@ const shownInText = (shadowban: boolean) => sql`${and(shown, eq(chatEvents.shado
  * into: a custom plan knows how many rooms a call passes and costs a call of one room below the
  * generic plan's guess (ten), so Postgres would plan the statement again on each call of a few rooms.
  */
-const wantedRooms = (...arrays: SQL[]) => sql.join(arrays.map((array) => sql`(select ${array})`), sql`, `);
+const wantedRooms = (...arrays: SQL[]) =>
+  sql.join(
+    arrays.map((array) => sql`(select ${array})`),
+    sql`, `,
+  );
 
 /** A condition on the events a list shows. */
 export type EventFilter = SQL | undefined;
