@@ -1,18 +1,25 @@
 /**
  * Costs as the store grows: the same reads and writes on a small store (1,000 events in one room,
- * 50 rooms, 250 users) and on a grown one (HISTORY events in one room, ROOMS rooms, USERS users),
- * each end a server of its own, the built server with rate limits off. The rows are loaded
- * straight into the database while the server is stopped (bench/lib/grow-store.ts), not through
- * the API. At each end, after a warm-up of each request: server CPU per request (from the
- * server process, /proc) and requests/s for the reads of issue 41's table, the three searches
- * (a word one message, one fan, one room carries), a post, a join and a like (on Postgres also
- * the CPU of the server's Postgres backends per request); then the time a
- * restart after kill -9 takes to answer /healthz. Prints both ends and their ratio (large/small).
+ * 50 articles, 250 users) and on a grown one (HISTORY events in one room, ROOMS articles, USERS
+ * users; an article is a room, a conversation and a poll, see bench/lib/grow-store.ts), each end a
+ * server of its own, the built server with rate limits off. The rows are loaded straight into the
+ * database while the server is stopped, not through the API. At each end, after a warm-up of each
+ * request: server CPU per request (from the server process, /proc) and requests/s for the reads of
+ * issue 41's table, the reads of one object by id that nobody read recently (cold: each request a
+ * different article or user, in a random order over the whole store, none read twice, the load
+ * ending before it would; on the small store, with fewer than 2,000 of a kind, they are read round
+ * and round, as hot objects are), the three searches (a word one message, one fan, one room
+ * carries), a post, a join and a like (on Postgres also the CPU of the server's Postgres backends
+ * per request); then the time a restart after kill -9 takes to answer /healthz. Prints both ends,
+ * their ratio (large/small) and each read's cost as a multiple of the head poll's at each end (on
+ * Postgres, the server's and the database's CPU together).
  *
  *   npm run bench:growth                                   # embedded
  *   DATABASE_URL=postgres://… npm run bench:growth         # Postgres (fresh databases {name}_growth_small/_large)
  *   HISTORY=1000000 ROOMS=20000 USERS=100000 SECONDS=5 CONNECTIONS=8
  *   BENCH_ROOT=/path/to/checkout                          # another checkout of the server (a commit before a change), measured the same way
+ *   GROWTH_STORES=/dir                                    # keep each grown store there and start from a copy of it next time (see bench/lib/kept-stores.ts)
+ *   ONLY=cold                                             # only the requests whose name contains this
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +31,8 @@ import { benchApp, benchClient, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
-import { growStore, rareWord, type StoreSize } from './lib/grow-store.js';
+import { grown, growStore, rareWord, type StoreSize } from './lib/grow-store.js';
+import { KeptStores, type GrownMeta } from './lib/kept-stores.js';
 import { joinSpeakers } from './lib/limits.js';
 import { buildServerIfStale } from '../test/helpers/built-server.js';
 
@@ -33,6 +41,8 @@ const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000),
 const seconds = Number(process.env['SECONDS'] ?? 5);
 const connections = Number(process.env['CONNECTIONS'] ?? 8);
 const databaseUrl = process.env['DATABASE_URL'];
+const keptStores = process.env['GROWTH_STORES'] === undefined ? undefined : new KeptStores(process.env['GROWTH_STORES'], process.env['BENCH_ROOT'] ?? '.', databaseUrl);
+const only = process.env['ONLY'];
 /** The row of each kind whose rare word the searches look for (present at both ends). */
 const SOUGHT = 7;
 
@@ -42,6 +52,8 @@ interface Measure {
   path: string;
   /** Bodies sent in turn (POST). */
   bodies?: () => string[];
+  /** Each request reads another object (`path` names the kind), see `shuffled`. */
+  objects?: Objects;
 }
 
 interface Result {
@@ -52,17 +64,62 @@ interface Result {
   failed: number;
 }
 
-/** The requests measured, in order (the join's new fans are the like's likers). */
-function measures(roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): Measure[] {
+/** Objects of one kind in a random order: the path of the next one, and how many requests may still read one not read before (undefined: any number). */
+interface Objects {
+  next(): string;
+  left(): number | undefined;
+}
+
+/** A store with fewer objects of a kind than this is read round and round (each object many times, as a hot one is); a larger one never twice. */
+const ROUND_AND_ROUND_BELOW = 2_000;
+/** Of the objects not read yet, the share the warm-up reads. */
+const WARM_UP_SHARE = 0.1;
+
+function shuffled(count: number, pathOf: (i: number) => string): Objects {
+  const order = Array.from({ length: count }, (_, i) => i + 1);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  let next = 0;
+  return { next: () => pathOf(order[next++ % count] as number), left: () => (count < ROUND_AND_ROUND_BELOW ? undefined : Math.max(0, count - next)) };
+}
+
+/** Reads of one object by id, each request another one (see `shuffled`). */
+function coldReads(app: BenchApp, size: StoreSize): Measure[] {
+  const cold = (name: string, count: number, path: (i: number) => string): Measure => ({
+    name: `cold: ${name}`,
+    method: 'GET',
+    path: path(1),
+    objects: shuffled(count, (i) => {
+      const url = new URL(app.url(path(i)));
+      return url.pathname + url.search;
+    }),
+  });
+  return [
+    cold('room details', size.rooms, (i) => `chat/rooms/${grown.room(i)}`),
+    cold('room by custom id', size.rooms, (i) => `chat/roomsbycustomid/${grown.roomCustomId(i)}`),
+    cold('updates without cursor', size.rooms, (i) => `chat/rooms/${grown.room(i)}/updates`),
+    cold('conversation', size.rooms, (i) => `comment/conversations/${grown.conversation(i)}`),
+    cold('conversation by custom id', size.rooms, (i) => `comment/find/conversation/bycustomid?customid=${grown.conversationCustomId(i)}`),
+    cold('first comment page', size.rooms, (i) => `comment/conversations/${grown.conversation(i)}/comments`),
+    cold('user', size.users, (i) => `user/users/${grown.user(i)}`),
+    cold('poll standings', size.rooms, (i) => `poll/poll/${grown.poll(i)}/standings`),
+  ];
+}
+
+/** The requests measured, in order (the join's new fans are the like's likers); the head poll first. */
+function measures(app: BenchApp, size: StoreSize, roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): Measure[] {
   const fans = Array.from({ length: 50_000 }, (_, i) => `${end}-fan${i}`);
   const room = `chat/rooms/${roomId}`;
   return [
-    { name: 'updates at the head', method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq)}` },
+    { name: HEAD_POLL, method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq)}` },
     { name: 'updates 100 behind', method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq - 100)}` },
     { name: 'updates without cursor', method: 'GET', path: `${room}/updates` },
     { name: 'room details', method: 'GET', path: room },
     { name: 'rooms list (limit 50)', method: 'GET', path: 'chat/rooms?limit=50' },
     { name: 'user by id', method: 'GET', path: `user/users/${speakers[0]}` },
+    ...coldReads(app, size),
     { name: 'search events (one message)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: rareWord('event', SOUGHT) })] },
     { name: 'search events (common word)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: 'message' })] },
     { name: 'search users (one fan)', method: 'POST', path: 'user/search', bodies: () => [JSON.stringify({ name: rareWord('user', SOUGHT) })] },
@@ -91,8 +148,13 @@ async function settled(pid: number): Promise<void> {
   }
 }
 
-async function measure(server: SpawnedServer, app: BenchApp, m: Measure, durationSeconds: number, url: string | undefined): Promise<Result> {
+const HEAD_POLL = 'updates at the head';
+
+async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp: boolean, url: string | undefined): Promise<Result> {
   const pid = server.process.pid as number;
+  const left = m.objects?.left();
+  // Reads of objects not read before stop before they would read one again.
+  const amount = left === undefined ? undefined : Math.max(connections, Math.floor(warmUp ? left * WARM_UP_SHARE : left));
   await settled(pid);
   const backends = url === undefined ? [] : await databaseBackendPids(url);
   const dbBefore = pidsCpuSeconds(backends);
@@ -102,12 +164,14 @@ async function measure(server: SpawnedServer, app: BenchApp, m: Measure, duratio
     method: m.method,
     headers: { 'x-api-token': app.token },
     connections,
-    durationSeconds,
+    durationSeconds: warmUp ? 1 : seconds,
     ...(m.bodies === undefined ? {} : { bodies: m.bodies() }),
+    ...(m.objects === undefined ? {} : { nextPath: m.objects.next }),
+    ...(amount === undefined ? {} : { amount }),
   });
-  // The requests still in flight when the load stopped are done, and counted, before the CPU is read.
+  // The requests still in flight when the load stopped (by time, not by amount) are done, and counted, before the CPU is read.
   await settled(pid);
-  const answered = Math.max(1, result.answered + connections);
+  const answered = Math.max(1, result.answered + (amount !== undefined && result.answered >= amount ? 0 : connections));
   const dbSeconds = cpuUsedBetween(dbBefore, pidsCpuSeconds(backends));
   return { cpuUs: ((cpuSeconds(pid) - before) * 1e6) / answered, dbCpuUs: (dbSeconds * 1e6) / answered, requestsPerSec: result.requestsPerSec, failed: result.non2xx + result.errors };
 }
@@ -148,31 +212,51 @@ async function start(dataDir: string, url: string | undefined): Promise<SpawnedS
   }
 }
 
+/** A store of `size` grown in `dataDir` or the database of `url` (its server stopped), or a copy of the one kept. */
+async function storeOf(name: string, size: StoreSize, dataDir: string, url: string | undefined): Promise<GrownMeta> {
+  const kept = await keptStores?.restore(size, dataDir, url);
+  if (kept !== undefined) {
+    console.log(`${name}: a copy of the kept store`);
+    return kept;
+  }
+  const server = await start(dataDir, url);
+  let meta: GrownMeta;
+  try {
+    const app = await benchApp(server.url);
+    const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: `growth ${name}`, enableenterandexit: false });
+    meta = { appId: app.appid, token: app.token, roomId: room.id, speakers: await joinSpeakers(app, room.id, 200) };
+  } finally {
+    await server.stop();
+  }
+  const loading = performance.now();
+  await growStore({ dataDir, databaseUrl: url }, meta, size);
+  console.log(`${name}: grew ${size.history} events, ${size.rooms} articles, ${size.users} users in ${((performance.now() - loading) / 1000).toFixed(1)} s`);
+  await keptStores?.keep(size, dataDir, url, meta);
+  return meta;
+}
+
 /** One end: a store of `size`, its measures, its restart time. */
 async function end(name: string, size: StoreSize): Promise<{ results: Map<string, Result>; restartMs: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), `growth-${name}-`));
   const url = await freshDatabase(databaseUrl, `growth_${name}`);
   // The embedded cluster made before the server starts: on a busy machine initdb alone may outlast spawnServer's patience.
   if (url === undefined) await initEmbeddedCluster(dataDir);
-  let server: SpawnedServer | undefined = await start(dataDir, url);
+  let server: SpawnedServer | undefined;
   try {
-    let app = await benchApp(server.url);
-    const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: `growth ${name}`, enableenterandexit: false });
-    const speakers = await joinSpeakers(app, room.id, 200);
-    await server.stop();
-    const loading = performance.now();
-    await growStore({ dataDir, databaseUrl: url }, { appId: app.appid, roomId: room.id, speakers }, size);
-    console.log(`${name}: grew ${size.history} events, ${size.rooms} rooms, ${size.users} users in ${((performance.now() - loading) / 1000).toFixed(1)} s`);
+    const meta = await storeOf(name, size, dataDir, url);
     server = await start(dataDir, url);
-    app = benchClient(server.url, app.appid, app.token);
-    const target = await app.call<{ speech: { id: string } }>('POST', `chat/rooms/${room.id}/command`, { userid: speakers[0], command: 'like me' });
-    const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?limit=1`);
+    const app = benchClient(server.url, meta.appId, meta.token);
+    // A kept store's sessions ended long after it was grown (the room expires idle sessions): its speakers join again, or their posts and likes are refused.
+    await joinSpeakers(app, meta.roomId, meta.speakers.length);
+    const target = await app.call<{ speech: { id: string } }>('POST', `chat/rooms/${meta.roomId}/command`, { userid: meta.speakers[0], command: 'like me' });
+    const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
     const lastseq = readUpdatesCursor(head.cursor);
     const results = new Map<string, Result>();
-    for (const m of measures(room.id, lastseq, target.speech.id, speakers, name)) {
+    for (const m of measures(app, size, meta.roomId, lastseq, target.speech.id, meta.speakers, name)) {
+      if (only !== undefined && m.name !== HEAD_POLL && !m.name.includes(only)) continue;
       // Its JIT, its prepared statements and the pages it reads warmed before it is counted.
-      await measure(server, app, m, 1, url);
-      const r = await measure(server, app, m, seconds, url);
+      await measure(server, app, m, true, url);
+      const r = await measure(server, app, m, false, url);
       results.set(m.name, r);
       console.log(
         `${name}: ${m.name}: ${r.cpuUs.toFixed(0)} µs CPU/request${url === undefined ? '' : ` (+${r.dbCpuUs.toFixed(0)} µs in Postgres)`}, ${r.requestsPerSec}/s${r.failed > 0 ? `, ${r.failed} failed` : ''}`,
@@ -193,6 +277,9 @@ const where = databaseUrl === undefined ? 'embedded' : 'Postgres';
 console.log(`growth on ${where}: small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)}, ${seconds} s per request kind, ${connections} connections, rate limits off`);
 const small = await end('small', SMALL);
 const large = await end('large', LARGE);
+/** CPU per request, the server's and on Postgres the database's too. */
+const total = (r: Result) => r.cpuUs + r.dbCpuUs;
+const timesHead = (r: Result, results: Map<string, Result>) => (total(r) / total(results.get(HEAD_POLL) as Result)).toFixed(2);
 const rows = [...small.results].map(([name, s]) => {
   const l = large.results.get(name) as Result;
   return {
@@ -200,7 +287,11 @@ const rows = [...small.results].map(([name, s]) => {
     'small µs': Math.round(s.cpuUs),
     'large µs': Math.round(l.cpuUs),
     ratio: (l.cpuUs / s.cpuUs).toFixed(2),
-    ...(databaseUrl === undefined ? {} : { 'small db µs': Math.round(s.dbCpuUs), 'large db µs': Math.round(l.dbCpuUs), 'db ratio': (l.dbCpuUs / s.dbCpuUs).toFixed(2) }),
+    'small ×head': timesHead(s, small.results),
+    'large ×head': timesHead(l, large.results),
+    ...(databaseUrl === undefined
+      ? {}
+      : { 'small db µs': Math.round(s.dbCpuUs), 'large db µs': Math.round(l.dbCpuUs), 'db ratio': (l.dbCpuUs / s.dbCpuUs).toFixed(2), 'total ratio': (total(l) / total(s)).toFixed(2) }),
     'small /s': s.requestsPerSec,
     'large /s': l.requestsPerSec,
     failed: s.failed + l.failed,
@@ -211,6 +302,8 @@ rows.push({
   'small µs': Math.round(small.restartMs),
   'large µs': Math.round(large.restartMs),
   ratio: (large.restartMs / small.restartMs).toFixed(2),
+  'small ×head': '',
+  'large ×head': '',
   'small /s': 0,
   'large /s': 0,
   failed: 0,

@@ -22,6 +22,8 @@ export interface LoadOptions {
   /** Bodies sent in turn, across all connections (e.g. one per user). */
   bodies?: string[];
   requests?: autocannon.Request[];
+  /** The path of each request, asked as it is sent (the url's path otherwise): reads of a different object each. */
+  nextPath?: () => string;
   connections?: number;
   pipelining?: number;
   durationSeconds?: number;
@@ -36,6 +38,16 @@ function inTurn(bodies: string[]): autocannon.Request[] {
   return [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }];
 }
 
+function pathsOf(nextPath: () => string): autocannon.Request[] {
+  return [{ setupRequest: (req) => ({ ...req, path: nextPath() }) }];
+}
+
+function requestsOf(options: LoadOptions): autocannon.Request[] | undefined {
+  if (options.bodies !== undefined) return inTurn(options.bodies);
+  if (options.nextPath !== undefined) return pathsOf(options.nextPath);
+  return options.requests;
+}
+
 /** Runs autocannon (or, at a fixed rate, the paced generator) and reduces its result to the figures the notes quote. */
 export function load(options: LoadOptions): Promise<LoadResult> {
   const label = `${options.method ?? 'GET'} …/${new URL(options.url).pathname.split('/').at(-1)}${options.overallRate === undefined ? '' : ` at ${options.overallRate}/s`}`;
@@ -44,7 +56,7 @@ export function load(options: LoadOptions): Promise<LoadResult> {
 
 async function run(options: LoadOptions): Promise<LoadResult> {
   if (options.overallRate !== undefined) {
-    if (options.requests !== undefined) throw new Error('a paced load sends prebuilt requests: give body or bodies');
+    if (options.requests !== undefined || options.nextPath !== undefined) throw new Error('a paced load sends prebuilt requests: give body or bodies');
     return paced({ ...options, overallRate: options.overallRate });
   }
   const result = await autocannon({
@@ -52,7 +64,7 @@ async function run(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...options.headers },
     body: options.body,
-    requests: options.bodies === undefined ? options.requests : inTurn(options.bodies),
+    requests: requestsOf(options),
     connections: options.connections ?? 64,
     pipelining: options.pipelining ?? 1,
     duration: options.durationSeconds ?? 10,

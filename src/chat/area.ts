@@ -29,10 +29,10 @@ import { EVENT_SHAPE } from './views.js';
 /** Every part of the chat core, built once per server, each from exactly what it uses. */
 function buildChat(core: Core) {
   const { config, log, db, bus, apps, users, hooks, searches, limits } = core;
-  const rooms = new RoomDirectory({ db, bus });
+  const rooms = new RoomDirectory({ db, bus, log });
   const effects = new RoomEffects({ db, bus });
   const views = new EventViews({ db, users });
-  const feeds = new RoomFeeds({ db, bus, rooms, views, users, commits: core.database.commits, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
+  const feeds = new RoomFeeds({ db, log, bus, rooms, views, users, commits: core.database.commits, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });
   hooks.journal.add('chat', chatJournalSource({ db, rooms, views }));
   hooks.items.add('chat', chatItemSource({ db, views }));
@@ -60,7 +60,7 @@ function buildChat(core: Core) {
 /** The chat area: rooms, participation, events and the polling feed; a sweep expires idle sessions. */
 export function chatArea(core: Core): Area {
   const chat = buildChat(core);
-  const moderation = moderationArea({ db: core.db, users: core.users, config: core.config }, chat.context);
+  const moderation = moderationArea({ db: core.db, log: core.log, users: core.users, config: core.config }, chat.context);
   const roomReads = new RoomReads({
     db: core.db,
     rooms: chat.rooms,

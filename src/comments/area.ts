@@ -11,6 +11,7 @@ import { commentItemSource } from './services/item-source.js';
 import { commentJournalSources } from './services/journal-sources.js';
 import { CommentModeration } from './services/moderation.js';
 import { PageCache } from './services/page-cache.js';
+import { PageReads } from './services/page-reads.js';
 import { Posting } from './services/posting.js';
 import { Publishing } from './services/publishing.js';
 import { Reactors } from './services/reactors.js';
@@ -23,8 +24,8 @@ export function commentsArea(core: Core): Area {
   const { db, bus, users, hooks, log } = core;
   const cache = new PageCache(bus, core.config.crowdReadsCacheBytes);
   const tallies = new TallyWriter({ db, log, shown: core.config.reactionUsersShown, maxTypes: core.config.reactionTypesMax });
-  const conversations = new Conversations({ db, bus, cache, users, tallies });
-  const reader = new Reader({ db, users, cache, conversations });
+  const conversations = new Conversations({ db, log, bus, cache, users, tallies });
+  const reader = new Reader({ db, pages: new PageReads(db, log), users, cache, conversations });
   const publishing = new Publishing({ bus, cache, hooks, reader });
   const writer = new CommentWriter({ db, log });
   const posting = new Posting({ db, users, cache, conversations, reader, writer, publishing });

@@ -15,8 +15,11 @@ export function textArray(values: readonly string[]): SQL {
 export const textArrayLiteral = (values: readonly string[]): string => `{${values.map(quote).join(',')}}`;
 
 export function intArray(values: readonly number[]): SQL {
-  return sql`${`{${values.map((n) => String(Math.trunc(n))).join(',')}}`}`;
+  return sql`${intArrayLiteral(values)}`;
 }
+
+/** `intArray`'s value, for a placeholder of a statement made once (see statementOnce). */
+export const intArrayLiteral = (values: readonly number[]): string => `{${values.map((n) => String(Math.trunc(n))).join(',')}}`;
 
 export function boolArray(values: readonly boolean[]): SQL {
   return sql`${`{${values.map((b) => (b ? 't' : 'f')).join(',')}}`}`;

@@ -87,7 +87,13 @@ export const gapMetrics = {
   filledEvents: new ValueFamily(registry, `${PREFIX}live_gap_filled_events_total`, 'Live items delivered from the feed because the bus had not brought them in order', 'counter', []).cell(),
 };
 
-const commitBatchSize = new HistogramFamily(registry, `${PREFIX}group_commit_batch_size`, 'Items written together by one group-commit write, per writer', ['writer'], SIZE_BUCKETS);
+const commitBatchSize = new HistogramFamily(
+  registry,
+  `${PREFIX}group_commit_batch_size`,
+  'Items written or read together by one group-commit statement, per writer (or batched reader)',
+  ['writer'],
+  SIZE_BUCKETS,
+);
 const commitSeconds = new HistogramFamily(registry, `${PREFIX}group_commit_duration_seconds`, 'Time one group-commit write took to commit, per writer', ['writer'], LATENCY_BUCKETS);
 
 export interface CommitMetrics {

@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import { ReplicatedCache } from '../cache/replicated-cache.js';
 import { internal } from '../internal-messages.js';
 import { GroupCommit } from '../db/group-commit.js';
-import { groupBy } from '../group-by.js';
+import { ReadBatcher, readByScope } from '../db/read-batcher.js';
 import type { Logger } from '../logger.js';
 import { commitMetrics } from '../metrics/registry.js';
 
@@ -27,7 +27,8 @@ export type PurgeHandler = (app: Application, userId: string, byUserId: string) 
 
 const CACHE_LIMIT = 50_000;
 /** A user's cache key; also the payload of `internal.userChanged`. */
-const cacheKey = (app: Application, userId: string) => `${app.userPool}\u0000${userId}`;
+const cacheKeyOf = (pool: string, userId: string) => `${pool}\u0000${userId}`;
+const cacheKey = (app: Application, userId: string) => cacheKeyOf(app.userPool, userId);
 
 /**
  * Users of a pool (an application's own, or its organization's shared one). Every write goes
@@ -37,8 +38,8 @@ const cacheKey = (app: Application, userId: string) => `${app.userPool}\u0000${u
 export class UserService {
   private readonly cache: ReplicatedCache<User>;
   private readonly purgeHandlers: PurgeHandler[] = [];
-  /** Cache misses of a moment (a crowd of new fans) read together, one query per batch. */
-  private readonly lookups: GroupCommit<Lookup, User | undefined>;
+  /** Cache misses of a moment (a crowd of new fans, the authors of pages read at once) read together, one query per pool. */
+  private readonly lookups: ReadBatcher<Lookup, User>;
   /** New users of a moment inserted together (see `createAtOnce`). */
   private readonly creations: GroupCommit<NewUser, User | undefined>;
 
@@ -48,7 +49,23 @@ export class UserService {
     log: Logger,
   ) {
     this.cache = new ReplicatedCache<User>(bus, { invalidation: internal.userChanged, limit: CACHE_LIMIT });
-    this.lookups = new GroupCommit((batch) => lookUp(db, batch), log, 'looking up users', commitMetrics('user_lookups'));
+    this.lookups = new ReadBatcher({
+      read: (keys) =>
+        readByScope(
+          keys,
+          (k) => k.pool,
+          (pool, ofPool) =>
+            store.findUsers(
+              db,
+              pool,
+              ofPool.map((k) => k.userId),
+            ),
+        ),
+      keyOf: (k) => cacheKeyOf(k.pool, k.userId),
+      keyOfValue: (user) => cacheKeyOf(user.pool, user.userId),
+      log,
+      name: 'user_lookups',
+    });
     this.creations = new GroupCommit((batch) => createAll(db, batch), log, 'creating users', commitMetrics('user_creations'));
   }
 
@@ -56,7 +73,7 @@ export class UserService {
     const key = cacheKey(app, userId);
     const cached = this.cache.peek(key);
     if (cached !== undefined) return cached;
-    return this.cache.load(key, () => this.lookups.submit({ pool: app.userPool, userId }));
+    return this.cache.load(key, () => this.lookups.get({ pool: app.userPool, userId }));
   }
 
   async require(app: Application, userId: string): Promise<User> {
@@ -65,20 +82,19 @@ export class UserService {
     return user;
   }
 
-  /** Several users in one query (cache first): no N+1 when rendering lists. */
+  /**
+   * Several users, cache first; those not in memory are read in one query with every other user
+   * asked for at the same moment (other requests' pages too): no N+1 when rendering lists.
+   */
   async getMany(app: Application, userIds: Iterable<string>): Promise<Map<string, User>> {
     const found = new Map<string, User>();
-    const missing: string[] = [];
+    const missing: Promise<User | undefined>[] = [];
     for (const id of new Set(userIds)) {
       const cached = this.cache.peek(cacheKey(app, id));
       if (cached !== undefined) found.set(id, cached);
-      else missing.push(id);
+      else missing.push(this.get(app, id));
     }
-    const since = this.cache.stamp();
-    for (const user of await store.findUsers(this.db, app.userPool, missing)) {
-      this.cache.fill(cacheKey(app, user.userId), user, since);
-      found.set(user.userId, user);
-    }
+    for (const user of await Promise.all(missing)) if (user !== undefined) found.set(user.userId, user);
     return found;
   }
 
@@ -276,15 +292,6 @@ function newUserRow(app: Application, input: UserInput, handle: string): NewUser
     role: input.role ?? 'user',
     customTags: input.customtags ?? [],
   };
-}
-
-/** One query per pool for the batch's users. */
-async function lookUp(db: Db, batch: Lookup[]): Promise<(User | undefined)[]> {
-  const found = new Map<string, User>();
-  for (const [pool, lookups] of groupBy(batch, (l) => l.pool)) {
-    for (const user of await store.findUsers(db, pool, [...new Set(lookups.map((l) => l.userId))])) found.set(`${pool}\u0000${user.userId}`, user);
-  }
-  return batch.map((l) => found.get(`${l.pool}\u0000${l.userId}`));
 }
 
 /** One insert for the batch; of rows for the same user, only the first is written. */

@@ -1,12 +1,14 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import type { CommitVersions } from '../../db/commit-versions.js';
+import { ReadBatcher } from '../../db/read-batcher.js';
 import { jsonOnce } from '../../json-once.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
 import { atVersionOrSince, SharedAnswers } from '../../shared-answers.js';
 import type { EventViews } from '../services/event-views.js';
 import { feedRange } from '../store/events.js';
-import { feedHead } from '../store/rooms.js';
+import type { Logger } from '../../logger.js';
+import { feedHeads } from '../store/rooms.js';
 import { updatesCursor } from './cursor.js';
 
 /** Catch-up reads the feed in blocks of this many positions, aligned so that fans at nearby cursors share them. */
@@ -29,6 +31,7 @@ export interface Head {
 
 export interface CatchUpDeps {
   db: Db;
+  log: Logger;
   views: EventViews;
   /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster, a transaction pooler). */
   commits: CommitVersions | undefined;
@@ -50,9 +53,12 @@ export interface CatchUpDeps {
 export class CatchUpBlocks {
   private readonly heads = new SharedAnswers<Head>({ name: 'feed_head', maxBytes: 1 << 20, sizeOf: () => 64 });
   private readonly blocks: SharedAnswers<Block>;
+  /** Heads read together with the other rooms' asked for at the same moment. */
+  private readonly headReads: ReadBatcher<string, Head & { roomId: string }>;
 
   constructor(private readonly deps: CatchUpDeps) {
     this.blocks = new SharedAnswers({ name: 'catch_up_block', maxBytes: deps.maxBytes, sizeOf: blockBytes });
+    this.headReads = new ReadBatcher({ read: (ids) => feedHeads(deps.db, ids), keyOf: (id) => id, keyOfValue: (head) => head.roomId, log: deps.log, name: 'feed_heads' });
   }
 
   /**
@@ -83,7 +89,7 @@ export class CatchUpBlocks {
    * are heard (CommitVersions), else once for every caller that began (performance.now()) before the read started.
    */
   head(app: Application, roomId: string, began: number): Promise<Head> {
-    return this.heads.take(`${app.id}/${roomId}`, atVersionOrSince(this.deps.commits?.room(roomId), began), () => feedHead(this.deps.db, roomId));
+    return this.heads.take(`${app.id}/${roomId}`, atVersionOrSince(this.deps.commits?.room(roomId), began), async () => (await this.headReads.get(roomId)) ?? { seq: 0, revision: 0 });
   }
 
   /**

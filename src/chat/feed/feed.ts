@@ -1,5 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
 import { internal, on, send } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
@@ -23,6 +24,7 @@ const MAX_RINGS = 1000;
 
 export interface RoomFeedsDeps {
   db: Db;
+  log: Logger;
   bus: Bus;
   rooms: RoomDirectory;
   views: EventViews;
@@ -88,8 +90,8 @@ export class RoomFeeds {
   constructor(private readonly deps: RoomFeedsDeps) {
     const { bus } = deps;
     this.checkHead = bus.kind !== 'memory';
-    this.latestPages = new LatestPages({ db: deps.db, views: deps.views, users: deps.users, maxBytes: deps.latestBytes });
-    this.catchUp = new CatchUpBlocks({ db: deps.db, views: deps.views, commits: deps.commits, maxBytes: deps.catchUpBytes });
+    this.latestPages = new LatestPages({ db: deps.db, log: deps.log, views: deps.views, users: deps.users, maxBytes: deps.latestBytes });
+    this.catchUp = new CatchUpBlocks({ db: deps.db, log: deps.log, views: deps.views, commits: deps.commits, maxBytes: deps.catchUpBytes });
     this.pages = new SharedAnswers({ name: 'feed_page', maxBytes: deps.latestBytes, sizeOf: (page) => page.length });
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));

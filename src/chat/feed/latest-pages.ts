@@ -1,12 +1,13 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
 import { jsonOnce } from '../../json-once.js';
 import { SharedAnswers } from '../../shared-answers.js';
 import type { UserService } from '../../users/service.js';
 import type { EventViews } from '../services/event-views.js';
-import { latestDisplayable, shadowedBetween } from '../store/events.js';
 import type { EventView } from '../views.js';
 import { updatesCursor } from './cursor.js';
+import { LatestRows } from './latest-rows.js';
 
 /** Shadow-banned events a shared page holds for their authors at most; past it their authors read alone. */
 const SHADOWED_HELD = 500;
@@ -30,6 +31,7 @@ export interface SharedLatest {
 
 export interface LatestPagesDeps {
   db: Db;
+  log: Logger;
   views: EventViews;
   users: UserService;
   /** Bytes of pages held at most. */
@@ -45,9 +47,11 @@ export interface LatestPagesDeps {
  */
 export class LatestPages {
   private readonly pages: SharedAnswers<SharedLatest>;
+  private readonly rows: LatestRows;
 
   constructor(private readonly deps: LatestPagesDeps) {
     this.pages = new SharedAnswers({ name: 'latest_page', maxBytes: deps.maxBytes, sizeOf: (page) => page.tail.length * 2 });
+    this.rows = new LatestRows(deps.db, deps.log, SHADOWED_HELD);
   }
 
   /** The page of `limit` events up to `head` (seq and events revision as read after the request began). */
@@ -68,11 +72,9 @@ export class LatestPages {
 
   private async read(app: Application, roomId: string, limit: number, head: number): Promise<SharedLatest> {
     const usersStamp = this.deps.users.stamp();
-    const rows = await latestDisplayable(this.deps.db, roomId, head + 1, limit + 1);
+    const { rows, shadowed: shadowedRows } = await this.rows.read({ roomId, head, limit });
     const more = rows.length > limit;
     const page = more ? rows.slice(1) : rows;
-    const floor = more ? (rows[0]?.seq as number) : 0;
-    const shadowedRows = await shadowedBetween(this.deps.db, roomId, floor, head, SHADOWED_HELD + 1);
     const [events, shadowedViews] = await Promise.all([this.deps.views.views(app, page), this.deps.views.views(app, shadowedRows)]);
     const cursor = updatesCursor(head);
     const tail = Buffer.from(`,"cursor":${JSON.stringify(cursor)},"more":${more},"itemcount":${events.length},"events":[${events.map(jsonOnce).join(',')}]}`);

@@ -1,33 +1,37 @@
 import type { Application } from '../../apps/types.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
+import { ReadBatcher } from '../../db/read-batcher.js';
+import type { Logger } from '../../logger.js';
 import type { UserService } from '../../users/service.js';
 import type { RouteDef } from '../../http/route.js';
-import type { ChatContext, Room } from '../context.js';
+import type { ChatContext } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
-import { moderatedRoomDetails, type ModeratedRoomView } from './services/room-view.js';
+import { moderatedRoomDetails, roomsWithModeration, type ModeratedRoomView } from './services/room-view.js';
 import { UserEffects } from './services/user-effects.js';
 import { UserReports } from './services/user-reports.js';
 
 /** What chat moderation is built from, beside the chat it moderates. */
 export interface ModerationDeps {
   db: Db;
+  log: Logger;
   users: Pick<UserService, 'get' | 'require' | 'getMany'>;
   config: Pick<Config, 'userReportWindowSeconds'>;
 }
 
 export interface Moderation {
   routes: RouteDef[];
-  /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, and when it changes by itself. */
-  roomDetails(app: Application, room: Room): Promise<ModeratedRoomView>;
+  /** The app's room as the chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, and when it changes by itself; 404 when there is none. */
+  roomDetails(app: Application, roomId: string): Promise<ModeratedRoomView>;
 }
 
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
 export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderation {
   const parts = { ...deps, chat };
+  const details = new ReadBatcher({ read: (ids: string[]) => roomsWithModeration(chat, deps.db, ids), keyOf: (id) => id, keyOfValue: (found) => found.room.id, log: deps.log, name: 'room_details' });
   return {
     routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
-    roomDetails: (app, room) => moderatedRoomDetails(chat, deps.db, app, room),
+    roomDetails: (app, roomId) => moderatedRoomDetails(chat, details, app, roomId),
   };
 }

@@ -1,7 +1,9 @@
 import { and, asc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Queryable } from '../../db/client.js';
+import { textArrayLiteral } from '../../db/arrays.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { chatEventReports, chatEvents, chatParticipants, chatRoomUserReports, users } from '../../db/schema/index.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { User } from '../../users/types.js';
 import type { ChatEvent } from '../context.js';
 
@@ -108,6 +110,18 @@ export async function listRoomUserReports(q: Queryable, appId: string, roomId: s
     .from(chatRoomUserReports)
     .where(and(eq(chatRoomUserReports.appId, appId), eq(chatRoomUserReports.roomId, roomId)))
     .orderBy(asc(chatRoomUserReports.added), asc(chatRoomUserReports.id));
+}
+
+const REPORT_ROWS = tableRows(chatRoomUserReports);
+const r = chatRoomUserReports;
+const REPORTS_OF_ROOMS = statementOnce<Record<string, unknown>>(
+  'chat_room_user_reports_of_rooms',
+  sql`select ${REPORT_ROWS.list} from ${r} where ${r.roomId} = any(${sql.placeholder('roomIds')}::text[]) order by ${r.roomId}, ${r.added}, ${r.id}`,
+);
+
+/** The user reports of these rooms, each room's oldest first, in one named statement. */
+export async function reportsOfRooms(q: Queryable, roomIds: string[]): Promise<RoomUserReport[]> {
+  return (await REPORTS_OF_ROOMS(q, { roomIds: textArrayLiteral(roomIds) })).map(REPORT_ROWS.of);
 }
 
 export async function deleteRoomUserReports(q: Queryable, appId: string, roomId: string, userId: string): Promise<void> {

@@ -49,7 +49,7 @@ export function participationRoutes({ rooms, roomService, participation, roomLis
       path: 'chat/roomsbycustomid/:customid/join',
       limit: 'joins',
       body: Join,
-      handler: async (ctx) => join(ctx, ctx.app, await rooms.byCustomId(ctx.app, param(ctx.params, 'customid'), performance.now())),
+      handler: async (ctx) => join(ctx, ctx.app, await rooms.byCustomId(ctx.app, param(ctx.params, 'customid'))),
     }),
     route({
       method: 'POST',

@@ -1,11 +1,12 @@
 import type { Application } from '../../apps/types.js';
 import { ReplicatedCache } from '../../cache/replicated-cache.js';
 import type { Db } from '../../db/client.js';
+import { ReadBatcher, readByScope } from '../../db/read-batcher.js';
 import { notFound } from '../../errors.js';
 import { internal } from '../../internal-messages.js';
+import type { Logger } from '../../logger.js';
 import type { Bus } from '../../realtime/bus.js';
-import { SharedAnswers } from '../../shared-answers.js';
-import { findRoom, findRoomAnyApp, findRoomByCustomId } from '../store/rooms.js';
+import { findRoom, findRoomsAnyApp, findRoomsByCustomId } from '../store/rooms.js';
 import type { RoomCounters } from '../store/participants.js';
 import type { Room } from '../types.js';
 import { roomView, type RoomView } from '../views.js';
@@ -13,7 +14,15 @@ import { roomView, type RoomView } from '../views.js';
 export interface RoomDirectoryDeps {
   db: Db;
   bus: Bus;
+  log: Logger;
 }
+
+/** An app's custom id, as the custom-id reads key it. */
+interface CustomId {
+  appId: string;
+  customId: string;
+}
+const customKey = (c: CustomId) => `${c.appId}\u0000${c.customId}`;
 
 const CACHE_LIMIT = 20_000;
 
@@ -36,10 +45,30 @@ function entryOf(room: Room): Cached {
  */
 export class RoomDirectory {
   private readonly cache: ReplicatedCache<Cached>;
-  private readonly byCustom = new SharedAnswers<Room | undefined>({ name: 'room_by_custom_id', maxBytes: 4 << 20, sizeOf: () => 2048 });
+  /** Rooms by id and by custom id, each read together with the others asked for at the same moment (a crowd joining one, readers opening many). */
+  private readonly byId: ReadBatcher<string, Room>;
+  private readonly byCustom: ReadBatcher<CustomId, Room>;
 
   constructor(private readonly deps: RoomDirectoryDeps) {
     this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
+    this.byId = new ReadBatcher({ read: (ids) => findRoomsAnyApp(deps.db, ids), keyOf: (id) => id, keyOfValue: (room) => room.id, log: deps.log, name: 'rooms_by_id' });
+    this.byCustom = new ReadBatcher({
+      read: (keys) =>
+        readByScope(
+          keys,
+          (k) => k.appId,
+          (appId, ofApp) =>
+            findRoomsByCustomId(
+              deps.db,
+              appId,
+              ofApp.map((k) => k.customId),
+            ),
+        ),
+      keyOf: customKey,
+      keyOfValue: (room) => customKey({ appId: room.appId, customId: room.customId ?? '' }),
+      log: deps.log,
+      name: 'rooms_by_custom_id',
+    });
   }
 
   /** The room from memory when known (hot paths). */
@@ -64,9 +93,14 @@ export class RoomDirectory {
     return room;
   }
 
-  /** Read from the database once for every request that began (`began`, performance.now()) before the read started. */
-  async byCustomId(app: Application, customId: string, began: number): Promise<Room> {
-    const room = await this.byCustom.take(`${app.id}\u0000${customId}`, { version: '', since: began }, () => findRoomByCustomId(this.deps.db, app.id, customId));
+  /** These rooms (those there are) read from the database, whatever their app. */
+  freshMany(roomIds: string[]): Promise<Room[]> {
+    return findRoomsAnyApp(this.deps.db, roomIds);
+  }
+
+  /** Read from the database after the request began, in one statement with the others asked for meanwhile. */
+  async byCustomId(app: Application, customId: string): Promise<Room> {
+    const room = await this.byCustom.get({ appId: app.id, customId });
     if (room === undefined) throw notFound(`Room with customid ${customId} not found.`);
     return room;
   }
@@ -98,7 +132,7 @@ export class RoomDirectory {
 
   /** Whichever app asked first, so callers of several apps can share the read. */
   private async read(roomId: string): Promise<Cached | undefined> {
-    const room = await findRoomAnyApp(this.deps.db, roomId);
+    const room = await this.byId.get(roomId);
     return room === undefined ? undefined : entryOf(room);
   }
 }

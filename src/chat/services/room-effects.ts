@@ -3,7 +3,7 @@ import { ReplicatedCache } from '../../cache/replicated-cache.js';
 import type { Db } from '../../db/client.js';
 import { internal } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
-import { deleteEffect, deleteRoomEffects, roomEffects, upsertEffect } from '../store/effects.js';
+import { deleteEffect, deleteRoomEffects, effectsInForce, upsertEffect } from '../store/effects.js';
 import type { RoomEffect, RoomEffectKind } from '../types.js';
 
 export interface RoomEffectsDeps {
@@ -27,14 +27,18 @@ export class RoomEffects {
   }
 
   async list(_app: Application, roomId: string): Promise<RoomEffect[]> {
-    const effects = this.cache.peek(roomId) ?? (await this.cache.load(roomId, () => roomEffects(this.deps.db, roomId, new Date()))) ?? [];
+    const effects = this.cache.peek(roomId) ?? (await this.cache.load(roomId, () => effectsInForce(this.deps.db, [roomId]))) ?? [];
     const now = Date.now();
     return effects.filter((e) => inForce(e, now));
   }
 
   /** `list` read from the database, past what this node's memory may not have heard yet. */
   async fresh(_app: Application, roomId: string): Promise<RoomEffect[]> {
-    return roomEffects(this.deps.db, roomId, new Date());
+    return effectsInForce(this.deps.db, [roomId]);
+  }
+
+  inForceIn(roomIds: string[]): Promise<RoomEffect[]> {
+    return effectsInForce(this.deps.db, roomIds);
   }
 
   async active(app: Application, roomId: string, userId: string): Promise<RoomEffect[]> {

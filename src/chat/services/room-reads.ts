@@ -4,7 +4,6 @@ import type { CommitVersions } from '../../db/commit-versions.js';
 import { listPayload, stringCursor } from '../../http/cursor.js';
 import { atVersionOrSince, SharedAnswers, type Freshness } from '../../shared-answers.js';
 import { roomDetailsVersion, roomsPageVersion, type RoomFilter } from '../store/rooms.js';
-import type { Room } from '../types.js';
 import { roomView, type RoomView } from '../views.js';
 import type { RoomDirectory } from './room-directory.js';
 import type { RoomLists } from './room-lists.js';
@@ -13,8 +12,8 @@ export interface RoomReadsDeps {
   db: Db;
   rooms: RoomDirectory;
   roomLists: RoomLists;
-  /** The room with who is bounced, shadow banned, ... in it (moderation's view), and when that changes by itself (an effect ends). */
-  moderatedView(app: Application, room: Room): Promise<{ view: RoomView; until: number }>;
+  /** The app's room with who is bounced, shadow banned, ... in it (moderation's view, read from the database), and when that changes by itself (an effect ends); 404 when there is none. */
+  moderatedView(app: Application, roomId: string): Promise<{ view: RoomView; until: number }>;
   /** Versions of rooms as this process heard their commits (Database.commits); undefined where it cannot (a cluster, a transaction pooler). */
   commits: CommitVersions | undefined;
   /** Bytes each cache holds at most (CROWD_READS_CACHE). */
@@ -56,7 +55,7 @@ export class RoomReads {
     const version = this.deps.commits?.room(roomId) ?? (await this.versions.take(`room/${roomId}`, { version: '', since: began }, () => roomDetailsVersion(this.deps.db, roomId)));
     // A room not there: the read answers 404 (and is not kept).
     const details = await this.details.take(`${app.id}/id/${roomId}`, { version: version ?? '' }, async () => {
-      const { view, until } = await this.deps.moderatedView(app, await this.deps.rooms.fresh(app, roomId));
+      const { view, until } = await this.deps.moderatedView(app, roomId);
       return { json: Buffer.from(JSON.stringify(view)), until };
     });
     return details.json;
@@ -64,7 +63,7 @@ export class RoomReads {
 
   async byCustomId(app: Application, customId: string, began: number): Promise<Buffer> {
     const details = await this.details.take(`${app.id}/custom/${customId}`, this.anyRoom(app, began), async () => ({
-      json: Buffer.from(JSON.stringify(roomView(await this.deps.rooms.byCustomId(app, customId, began)))),
+      json: Buffer.from(JSON.stringify(roomView(await this.deps.rooms.byCustomId(app, customId)))),
       until: Number.POSITIVE_INFINITY,
     }));
     return details.json;

@@ -1,15 +1,20 @@
-import { and, eq, gt, isNull, or } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { textArrayLiteral } from '../../db/arrays.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { chatRoomEffects, type RoomEffectKind } from '../../db/schema/chat.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { RoomEffect } from '../types.js';
 
-const inForce = (now: Date) => or(isNull(chatRoomEffects.expires), gt(chatRoomEffects.expires, now));
+const EFFECT_ROWS = tableRows(chatRoomEffects);
+const e = chatRoomEffects;
+const IN_FORCE_IN_ROOMS = statementOnce<Record<string, unknown>>(
+  'chat_room_effects_in_force',
+  sql`select ${EFFECT_ROWS.list} from ${e} where ${e.roomId} = any(${sql.placeholder('roomIds')}::text[]) and (${e.expires} is null or ${e.expires} > now())`,
+);
 
-export async function roomEffects(q: Queryable, roomId: string, now: Date): Promise<RoomEffect[]> {
-  return q
-    .select()
-    .from(chatRoomEffects)
-    .where(and(eq(chatRoomEffects.roomId, roomId), inForce(now)));
+/** The effects in force in these rooms, in one named statement. */
+export async function effectsInForce(q: Queryable, roomIds: string[]): Promise<RoomEffect[]> {
+  return (await IN_FORCE_IN_ROOMS(q, { roomIds: textArrayLiteral(roomIds) })).map(EFFECT_ROWS.of);
 }
 
 export async function upsertEffect(q: Queryable, appId: string, roomId: string, userId: string, effect: RoomEffectKind, expires: Date | null, reason: string, byUserId: string | null): Promise<void> {

@@ -5,7 +5,7 @@ import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { feedHead } from './rooms.js';
 import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { intArrayLiteral, textArrayLiteral } from '../../db/arrays.js';
 
 const EVENT_ROWS = tableRows(chatEvents);
 
@@ -122,6 +122,25 @@ const shown = and(inArray(chatEvents.eventType, [...DISPLAYABLE_TYPES]), eq(chat
 /** Displayable events (api-surface.md) as a SQL condition. */
 export const displayable = (viewer: string | undefined) => and(shown, visibleTo(viewer));
 
+/**
+ * `shown`, shadow banned or not, with its constants written into the text, for named statements:
+ * as parameters, the generic plan cannot tell how few rows a room's page reads (it costs a whole
+ * room's scan per room, the custom plan a twentieth of it), so Postgres planned the statement
+ * again on every call.
+ */
+const shownInText = (shadowban: boolean) => sql`${and(shown, eq(chatEvents.shadowban, shadowban))}`.inlineParams();
+
+/**
+ * The arrays of rooms a statement for several rooms reads, as subselects the planner does not look
+ * into: a custom plan knows how many rooms a call passes and costs a call of one room below the
+ * generic plan's guess (ten), so Postgres would plan the statement again on each call of a few rooms.
+ */
+const wantedRooms = (...arrays: SQL[]) =>
+  sql.join(
+    arrays.map((array) => sql`(select ${array})`),
+    sql`, `,
+  );
+
 /** A condition on the events a list shows. */
 export type EventFilter = SQL | undefined;
 
@@ -143,25 +162,59 @@ export async function feedBefore(q: Queryable, roomId: string, where: EventFilte
 
 const LATEST_DISPLAYABLE = statementOnce<Record<string, unknown>>(
   'chat_latest_displayable',
-  sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${and(eq(chatEvents.roomId, sql.placeholder('roomId')), displayable(undefined), lt(chatEvents.seq, sql.placeholder('beforeSeq')))} order by ${chatEvents.seq} desc limit ${sql.placeholder('limit')}`,
+  sql`select page.* from unnest(${wantedRooms(sql`${sql.placeholder('roomIds')}::text[]`, sql`${sql.placeholder('beforeSeqs')}::bigint[]`)}) as wanted(room, before) cross join lateral (
+      select ${EVENT_ROWS.list} from ${chatEvents} where ${and(sql`${chatEvents.roomId} = wanted.room`, shownInText(false), sql`${chatEvents.seq} < wanted.before`)}
+      order by ${chatEvents.seq} desc limit ${sql.placeholder('limit')}) as page`,
 );
 
-/** `feedBefore` of the displayable events everyone sees, as a named statement: the page a crowd joining at once shares. */
-export async function latestDisplayable(q: Queryable, roomId: string, beforeSeq: number, limit: number): Promise<ChatEvent[]> {
-  return (await LATEST_DISPLAYABLE(q, { roomId, beforeSeq, limit })).map(EVENT_ROWS.of).reverse();
+/** A room's feed up to a seq (exclusive), as `latestDisplayable` reads it. */
+export interface FeedBefore {
+  roomId: string;
+  beforeSeq: number;
 }
 
 /**
- * Displayable events only their authors see (shadow banned) with seq in (`afterSeq`, `upToSeq`],
- * oldest first, at most `limit`: what a page shared by everyone lacks for each of those authors.
+ * `feedBefore` of the displayable events everyone sees, the newest `limit` of each room before its
+ * seq, as a named statement for several rooms at once: the page a crowd joining at once shares,
+ * and those of rooms opened at the same moment. Oldest first within each room.
  */
-export async function shadowedBetween(q: Queryable, roomId: string, afterSeq: number, upToSeq: number, limit: number): Promise<ChatEvent[]> {
-  return q
-    .select()
-    .from(chatEvents)
-    .where(and(eq(chatEvents.roomId, roomId), shown, eq(chatEvents.shadowban, true), gt(chatEvents.seq, afterSeq), lte(chatEvents.seq, upToSeq)))
-    .orderBy(asc(chatEvents.seq))
-    .limit(limit);
+export async function latestDisplayable(q: Queryable, rooms: FeedBefore[], limit: number): Promise<ChatEvent[]> {
+  const found = await LATEST_DISPLAYABLE(q, { roomIds: textArrayLiteral(rooms.map((r) => r.roomId)), beforeSeqs: intArrayLiteral(rooms.map((r) => r.beforeSeq)), limit });
+  return found.map(EVENT_ROWS.of).reverse();
+}
+
+const SHADOWED_BETWEEN = statementOnce<Record<string, unknown>>(
+  'chat_shadowed_between',
+  sql`select page.* from unnest(${wantedRooms(sql`${sql.placeholder('roomIds')}::text[]`, sql`${sql.placeholder('afterSeqs')}::bigint[]`, sql`${sql.placeholder('upToSeqs')}::bigint[]`)}) as wanted(room, after, up_to)
+    cross join lateral (
+      select ${EVENT_ROWS.list} from ${chatEvents} where ${and(
+        sql`${chatEvents.roomId} = wanted.room`,
+        shownInText(true),
+        sql`${chatEvents.seq} > wanted.after`,
+        sql`${chatEvents.seq} <= wanted.up_to`,
+      )} order by ${chatEvents.seq} limit ${sql.placeholder('limit')}) as page`,
+);
+
+/** A span of a room's feed: seq in (`afterSeq`, `upToSeq`]. */
+export interface FeedSpan {
+  roomId: string;
+  afterSeq: number;
+  upToSeq: number;
+}
+
+/**
+ * Displayable events only their authors see (shadow banned) within each span, oldest first, at
+ * most `limit` of each: what a page shared by everyone lacks for each of those authors. One named
+ * statement for every span.
+ */
+export async function shadowedBetween(q: Queryable, spans: FeedSpan[], limit: number): Promise<ChatEvent[]> {
+  const found = await SHADOWED_BETWEEN(q, {
+    roomIds: textArrayLiteral(spans.map((s) => s.roomId)),
+    afterSeqs: intArrayLiteral(spans.map((s) => s.afterSeq)),
+    upToSeqs: intArrayLiteral(spans.map((s) => s.upToSeq)),
+    limit,
+  });
+  return found.map(EVENT_ROWS.of);
 }
 
 /** Every stored event of the room (waiting ones too), newest `limit` before id `beforeId`, oldest first. */

@@ -1,9 +1,19 @@
 import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
 import { statementOnce, type Queryable } from '../../db/client.js';
+import { textArrayLiteral } from '../../db/arrays.js';
 import { containing } from '../../db/like.js';
 import { chatRoomEffects, chatRooms } from '../../db/schema/chat.js';
 import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { Room } from '../types.js';
+
+const ROOM_ROWS = tableRows(chatRooms);
+/** A room by id, or by an app's custom id: named statements, as a room nobody read recently is read by one of them. */
+const ROOMS_BY_ID = statementOnce<Record<string, unknown>>('chat_rooms_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`);
+const ROOMS_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
+  'chat_rooms_by_custom_id',
+  sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = any(${sql.placeholder('customIds')}::text[])`,
+);
 
 export type NewRoom = typeof chatRooms.$inferInsert;
 export type RoomPatch = Partial<Omit<NewRoom, 'id' | 'appId' | 'added' | 'lastSeq' | 'inRoom'>>;
@@ -14,25 +24,18 @@ export async function insertRoom(q: Queryable, row: NewRoom): Promise<Room> {
 }
 
 export async function findRoom(q: Queryable, appId: string, roomId: string): Promise<Room | undefined> {
-  const [room] = await q
-    .select()
-    .from(chatRooms)
-    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.id, roomId)));
-  return room;
+  const [room] = await findRoomsAnyApp(q, [roomId]);
+  return room?.appId === appId ? room : undefined;
 }
 
-/** The room whatever its app: for a cache shared by every app, which checks the app itself. */
-export async function findRoomAnyApp(q: Queryable, roomId: string): Promise<Room | undefined> {
-  const [room] = await q.select().from(chatRooms).where(eq(chatRooms.id, roomId));
-  return room;
+/** These rooms (those there are) whatever their app, in one named statement: for reads shared by several apps' requests, which check the app themselves. */
+export async function findRoomsAnyApp(q: Queryable, roomIds: string[]): Promise<Room[]> {
+  return (await ROOMS_BY_ID(q, { roomIds: textArrayLiteral(roomIds) })).map(ROOM_ROWS.of);
 }
 
-export async function findRoomByCustomId(q: Queryable, appId: string, customId: string): Promise<Room | undefined> {
-  const [room] = await q
-    .select()
-    .from(chatRooms)
-    .where(and(eq(chatRooms.appId, appId), eq(chatRooms.customId, customId)));
-  return room;
+/** The app's rooms of these custom ids (those there are), in one named statement. */
+export async function findRoomsByCustomId(q: Queryable, appId: string, customIds: string[]): Promise<Room[]> {
+  return (await ROOMS_BY_CUSTOM_ID(q, { appId, customIds: textArrayLiteral(customIds) })).map(ROOM_ROWS.of);
 }
 
 export async function findRooms(q: Queryable, appId: string, ids: string[], customIds: string[]): Promise<Room[]> {
@@ -108,15 +111,27 @@ export async function reserveSeqs(q: Queryable, roomId: string, count: number): 
 /** A column's name, quoted, for the named statements below. */
 const c = (column: { name: string }) => sql.identifier(column.name);
 
-const FEED_HEAD = statementOnce<{ seq: string | number; revision: string | number }>(
-  'chat_feed_head',
-  sql`select ${c(chatRooms.lastSeq)} as seq, ${c(chatRooms.eventsRevision)} as revision from ${chatRooms} where ${c(chatRooms.id)} = ${sql.placeholder('roomId')}`,
+const FEED_HEADS = statementOnce<{ roomId: string; seq: string | number; revision: string | number }>(
+  'chat_feed_heads',
+  sql`select ${c(chatRooms.id)} as "roomId", ${c(chatRooms.lastSeq)} as seq, ${c(chatRooms.eventsRevision)} as revision from ${chatRooms}
+    where ${c(chatRooms.id)} = any(${sql.placeholder('roomIds')}::text[])`,
 );
 
-/** The feed's head and its events revision (changes in place move it), as one row read (a named statement: crowds ask it often). */
-export async function feedHead(q: Queryable, roomId: string): Promise<{ seq: number; revision: number }> {
-  const [row] = await FEED_HEAD(q, { roomId });
-  return { seq: Number(row?.seq ?? 0), revision: Number(row?.revision ?? 0) };
+/** A feed's head and its events revision (changes in place move it). */
+export interface FeedHead {
+  roomId: string;
+  seq: number;
+  revision: number;
+}
+
+/** The feed's head and its events revision, as one row read (a named statement: crowds ask it often); 0 and 0 for a room not there. */
+export async function feedHead(q: Queryable, roomId: string): Promise<FeedHead> {
+  return (await feedHeads(q, [roomId]))[0] ?? { roomId, seq: 0, revision: 0 };
+}
+
+/** The heads of these rooms (those there are), in one named statement. */
+export async function feedHeads(q: Queryable, roomIds: string[]): Promise<FeedHead[]> {
+  return (await FEED_HEADS(q, { roomIds: textArrayLiteral(roomIds) })).map((row) => ({ roomId: row.roomId, seq: Number(row.seq), revision: Number(row.revision) }));
 }
 
 const ROOM_DETAILS_VERSION = statementOnce<{ version: string }>(

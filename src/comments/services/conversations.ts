@@ -1,5 +1,7 @@
 import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
+import { ReadBatcher, readByScope } from '../../db/read-batcher.js';
+import type { Logger } from '../../logger.js';
 import { violatedUniqueIndex } from '../../db/errors.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { decodeCursor, listPayload, pageOf } from '../../http/cursor.js';
@@ -19,6 +21,7 @@ import { isTimeKey } from './time-key.js';
 
 export interface ConversationsDeps {
   db: Db;
+  log: Logger;
   bus: Bus;
   cache: PageCache;
   users: Pick<UserService, 'require'>;
@@ -37,20 +40,51 @@ const STICKY = [
   ['customfield2', 'customField2'],
 ] as const;
 
+/** An id within an app. */
+interface AppKey {
+  appId: string;
+  id: string;
+}
+const appKey = (k: AppKey) => `${k.appId}\u0000${k.id}`;
+
 /** Conversations: create-or-update, rename, find, list, react, reset, delete. */
 export class Conversations {
   private readonly announced = new WeakSet<Conversation>();
+  /** Conversations by id and by custom id, each read with the others asked for at the same moment (readers opening articles). */
+  private readonly byId: ReadBatcher<AppKey, Conversation>;
+  private readonly byCustomId: ReadBatcher<AppKey, Conversation>;
 
-  constructor(private readonly deps: ConversationsDeps) {}
+  constructor(private readonly deps: ConversationsDeps) {
+    const batcher = (name: string, find: typeof store.findConversationsById, keyOf: (c: Conversation) => string | null) =>
+      new ReadBatcher<AppKey, Conversation>({
+        read: (keys) =>
+          readByScope(
+            keys,
+            (k) => k.appId,
+            (appId, ofApp) =>
+              find(
+                deps.db,
+                appId,
+                ofApp.map((k) => k.id),
+              ),
+          ),
+        keyOf: appKey,
+        keyOfValue: (c) => appKey({ appId: c.appId, id: keyOf(c) ?? '' }),
+        log: deps.log,
+        name,
+      });
+    this.byId = batcher('conversations_by_id', store.findConversationsById, (c) => c.conversationId);
+    this.byCustomId = batcher('conversations_by_custom_id', store.findConversationsByCustomId, (c) => c.customId);
+  }
 
   async require(app: Application, conversationId: string): Promise<Conversation> {
-    const found = await store.findConversation(this.deps.db, app.id, conversationId);
+    const found = await this.byId.get({ appId: app.id, id: conversationId });
     if (found === undefined) throw notFound(`Conversation ${conversationId} not found.`);
     return found;
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Conversation> {
-    const found = await store.findConversationByCustomId(this.deps.db, app.id, customId);
+    const found = await this.byCustomId.get({ appId: app.id, id: customId });
     if (found === undefined) throw notFound(`No conversation has the customid ${customId}.`);
     return found;
   }

@@ -7,11 +7,12 @@ import type { UserService } from '../../users/service.js';
 import type { User } from '../../users/types.js';
 import type { ListCommentsQuery, Sort } from '../schemas.js';
 import { findComment } from '../store/comments.js';
-import { isTimeSort, readDescendants, readFirstReplies, readPage } from '../store/pages.js';
+import { isTimeSort, readDescendants, readFirstReplies } from '../store/pages.js';
 import type { Comment, Conversation } from '../types.js';
 import { commentView, conversationView, usersOf, type CommentView } from '../views.js';
 import type { Conversations } from './conversations.js';
 import type { CommentPage, PageCache } from './page-cache.js';
+import type { PageReads } from './page-reads.js';
 import { isTimeKey, timeKeyOf } from './time-key.js';
 
 const MAX_OFFSET = 1_000_000_000;
@@ -28,6 +29,7 @@ export interface PageRequest {
 
 export interface ReaderDeps {
   db: Db;
+  pages: PageReads;
   users: Pick<UserService, 'getMany'>;
   cache: PageCache;
   conversations: Conversations;
@@ -130,8 +132,7 @@ export class Reader {
     const time = isTimeSort(q.sort);
     const after = q.cursor === '' || !time ? undefined : decodeCursor(q.cursor, isTimeKey);
     const offset = q.cursor === '' || time ? 0 : decodeCursor(q.cursor, isOffset).o;
-    const rows = await readPage(this.deps.db, {
-      conversationKey: conversation.key,
+    const rows = await this.deps.pages.read(conversation.key, {
       parentId,
       sort: q.sort,
       backward: q.direction === 'backward',

@@ -5,7 +5,7 @@ import { commentConversations, commentReports, comments } from '../../db/schema/
 import { tableRows } from '../../db/table-rows.js';
 import type { Comment, CommentPatch, CommentRow, Settable } from '../types.js';
 
-const COMMENT_ROWS = tableRows(comments);
+export const COMMENT_ROWS = tableRows(comments);
 const COMMENTS_BY_ID = statementOnce<Record<string, unknown>>(
   'comments_by_id_with_conversation',
   sql`select ${COMMENT_ROWS.list}, (select ${commentConversations.conversationId} from ${commentConversations} where ${commentConversations.key} = ${comments.conversationKey}) as "ofConversation"

@@ -1,30 +1,34 @@
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../../db/client.js';
+import { textArrayLiteral } from '../../db/arrays.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { commentConversations } from '../../db/schema/comments.js';
+import { tableRows } from '../../db/table-rows.js';
 import type { Conversation, ConversationPatch, ConversationRow, ListAfter, Settable } from '../types.js';
-import { perDatabase } from './prepared.js';
 
-const byId = perDatabase((db) => {
-  const t = commentConversations;
-  return db
-    .select()
-    .from(t)
-    .where(and(eq(t.appId, sql.placeholder('app')), eq(t.conversationId, sql.placeholder('id'))))
-    .prepare('comment_conversation_by_id');
-});
+const CONVERSATION_ROWS = tableRows(commentConversations);
+const t = commentConversations;
+/** By id on every read and write of comments, by custom id when an article is opened: named statements, for a batch of ids. */
+const BY_IDS = statementOnce<Record<string, unknown>>(
+  'comment_conversations_by_id',
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.conversationId} = any(${sql.placeholder('ids')}::text[])`,
+);
+const BY_CUSTOM_IDS = statementOnce<Record<string, unknown>>(
+  'comment_conversations_by_custom_id',
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.customId} = any(${sql.placeholder('ids')}::text[])`,
+);
 
-/** On every read and write of comments: a prepared statement. */
-export async function findConversation(db: Db, appId: string, conversationId: string): Promise<Conversation | undefined> {
-  const [row] = await byId(db).execute({ app: appId, id: conversationId });
-  return row;
+export async function findConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {
+  return (await findConversationsById(q, appId, [conversationId]))[0];
 }
 
-export async function findConversationByCustomId(q: Queryable, appId: string, customId: string): Promise<Conversation | undefined> {
-  const [row] = await q
-    .select()
-    .from(commentConversations)
-    .where(and(eq(commentConversations.appId, appId), eq(commentConversations.customId, customId)));
-  return row;
+/** The app's conversations of these ids (those there are). */
+export async function findConversationsById(q: Queryable, appId: string, conversationIds: string[]): Promise<Conversation[]> {
+  return (await BY_IDS(q, { app: appId, ids: textArrayLiteral(conversationIds) })).map(CONVERSATION_ROWS.of);
+}
+
+/** The app's conversations of these custom ids (those there are). */
+export async function findConversationsByCustomId(q: Queryable, appId: string, customIds: string[]): Promise<Conversation[]> {
+  return (await BY_CUSTOM_IDS(q, { app: appId, ids: textArrayLiteral(customIds) })).map(CONVERSATION_ROWS.of);
 }
 
 export async function findConversationByKey(q: Queryable, key: string): Promise<Conversation | undefined> {

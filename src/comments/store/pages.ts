@@ -1,12 +1,13 @@
 import { and, asc, desc, eq, getTableColumns, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import type { Db, Queryable } from '../../db/client.js';
+import { textArrayLiteral } from '../../db/arrays.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { comments } from '../../db/schema/comments.js';
 import type { Sort } from '../schemas.js';
 import type { Comment, TimeKey } from '../types.js';
-import { perDatabase } from './prepared.js';
+import { COMMENT_ROWS } from './comments.js';
 
+/** A page of comments under a parent, of any number of conversations. */
 export interface PageQuery {
-  conversationKey: string;
   /** '' for top-level comments, else the comment whose direct replies are listed. */
   parentId: string;
   sort: Sort;
@@ -26,21 +27,31 @@ const COUNT_COLUMN = { likes: comments.likeCount, votescore: comments.voteScore,
 export const isTimeSort = (sort: Sort): sort is 'oldest' | 'newest' => sort === 'oldest' || sort === 'newest';
 
 /**
- * One page of comments under a parent, read from the index that matches the sort:
+ * The same page of each conversation (by key), read from the index that matches the sort:
  * (conversation, parent, added, id) for time sorts, keyset from `after`;
  * (conversation, parent, count, added, id) for the others, by offset.
- * The hot path: each shape of the query is a named prepared statement, planned once per connection.
+ * The hot path: each shape of the query is a named prepared statement, planned once per
+ * connection, and reads the pages of every conversation it is given at once. Rows come in page
+ * order within each conversation.
  */
-export async function readPage(db: Db, p: PageQuery): Promise<Comment[]> {
+export async function readPages(q: Queryable, p: PageQuery, conversationKeys: string[]): Promise<Comment[]> {
   const shape: PageShape = { sort: p.sort, backward: p.backward, includeInactive: p.includeInactive, byUser: p.userId !== '', after: p.after !== undefined };
-  const name = `comments_page_${shape.sort}_${+shape.backward}${+shape.includeInactive}${+shape.byUser}${+shape.after}`;
-  const statements = pageStatements(db);
-  let statement = statements.get(name);
+  const name = `comments_pages_${shape.sort}_${+shape.backward}${+shape.includeInactive}${+shape.byUser}${+shape.after}`;
+  let statement = pageStatements.get(name);
   if (statement === undefined) {
-    statement = preparePage(db, shape, name);
-    statements.set(name, statement);
+    statement = statementOnce<Record<string, unknown>>(name, pageStatement(shape));
+    pageStatements.set(name, statement);
   }
-  return statement.execute({ key: p.conversationKey, parent: p.parentId, user: p.userId, a: p.after?.a ?? '', i: p.after?.i ?? '', offset: p.offset, limit: p.limit });
+  const found = await statement(q, {
+    keys: textArrayLiteral(conversationKeys),
+    parent: p.parentId,
+    user: p.userId,
+    a: p.after?.a ?? '',
+    i: p.after?.i ?? '',
+    offset: p.offset,
+    limit: p.limit,
+  });
+  return found.map(COMMENT_ROWS.of);
 }
 
 interface PageShape {
@@ -51,9 +62,9 @@ interface PageShape {
   after: boolean;
 }
 
-function preparePage(db: Db, shape: PageShape, name: string) {
+function pageStatement(shape: PageShape): SQL {
   const c = comments;
-  const filters: (SQL | undefined)[] = [eq(c.conversationKey, sql.placeholder('key')), eq(c.parentId, sql.placeholder('parent'))];
+  const filters: (SQL | undefined)[] = [sql`${c.conversationKey} = wanted.key`, eq(c.parentId, sql.placeholder('parent'))];
   if (!shape.includeInactive) filters.push(eq(c.active, true));
   if (shape.byUser) filters.push(eq(c.userId, sql.placeholder('user')));
   let order: SQL[];
@@ -67,17 +78,13 @@ function preparePage(db: Db, shape: PageShape, name: string) {
     const dir = shape.backward ? asc : desc;
     order = [dir(COUNT_COLUMN[shape.sort]), dir(c.added), dir(c.id)];
   }
-  return db
-    .select()
-    .from(c)
-    .where(and(...filters))
-    .orderBy(...order)
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare(name);
+  return sql`select page.* from unnest(${sql.placeholder('keys')}::text[]) as wanted(key) cross join lateral (
+      select ${COMMENT_ROWS.list} from ${c} where ${and(...filters)} order by ${sql.join(order, sql`, `)}
+      limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as page`;
 }
 
-const pageStatements = perDatabase(() => new Map<string, ReturnType<typeof preparePage>>());
+/** Each shape's statement, made when first read. */
+const pageStatements = new Map<string, (q: Queryable, values: Record<string, unknown>) => Promise<Record<string, unknown>[]>>();
 
 /** Every reply below the given top-level comments, oldest first. */
 export async function readDescendants(q: Queryable, conversationKey: string, rootIds: string[], includeInactive: boolean): Promise<Comment[]> {

@@ -33,7 +33,10 @@ export function pollRoutes(polls: PollService): RouteDef[] {
     route({
       method: 'GET',
       path: 'poll/poll/:pollid',
-      handler: async (ctx) => ok(await withChoices(await polls.require(ctx.app, param(ctx.params, 'pollid')))),
+      handler: async (ctx) => {
+        const { poll, choices } = await polls.requireWithChoices(ctx.app, param(ctx.params, 'pollid'));
+        return ok(pollView(poll, choices));
+      },
     }),
     route({
       method: 'GET',

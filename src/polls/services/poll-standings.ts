@@ -1,15 +1,13 @@
 import type { Application } from '../../apps/types.js';
-import type { Db } from '../../db/client.js';
 import { ChangeClock } from '../../change-clock.js';
 import { atVersionOrSince, SharedAnswers } from '../../shared-answers.js';
-import * as store from '../store/polls.js';
 import { standingsView } from '../views.js';
-import { requirePoll } from './polls.js';
+import type { PollReads } from './poll-reads.js';
 import type { StandingsPush } from './standings.js';
 
 /** What PollStandings uses. */
 export interface PollStandingsDeps {
-  db: Db;
+  reads: Pick<PollReads, 'requireWithChoices'>;
   push: Pick<StandingsPush, 'changed'>;
   /**
    * This node is the only writer (one node on the memory bus): every change is made, and counted,
@@ -49,8 +47,8 @@ export class PollStandings {
   answer(app: Application, pollId: string, began: number): Promise<Buffer> {
     const version = this.deps.onlyWriter ? String(this.changes.versionOf(pollId)) : undefined;
     return this.answers.take(`${app.id}/${pollId}`, atVersionOrSince(version, began), async () => {
-      const poll = await requirePoll(this.deps.db, app, pollId);
-      return Buffer.from(JSON.stringify(standingsView(poll, await store.choicesOf(this.deps.db, [pollId]))));
+      const { poll, choices } = await this.deps.reads.requireWithChoices(app, pollId);
+      return Buffer.from(JSON.stringify(standingsView(poll, choices)));
     });
   }
 }

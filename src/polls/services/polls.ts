@@ -10,6 +10,7 @@ import type { ChoiceInput, PageRequest, PollInput } from '../schemas.js';
 import * as store from '../store/polls.js';
 import { clearResponses, deleteResponses } from '../store/responses.js';
 import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
+import type { PollReads } from './poll-reads.js';
 import type { PollStandings } from './poll-standings.js';
 
 type CustomInput = Pick<ChoiceInput, 'customid' | 'customtype' | 'custompayload' | 'customfield1' | 'customfield2' | 'customtags'>;
@@ -52,6 +53,7 @@ const customIdTaken = (customId: string | null | undefined) => conflict(`The cus
 export interface PollServiceDeps {
   db: Db;
   bus: Bus;
+  reads: PollReads;
   /** Told the polls whose standings a change other than a vote moved (a reset, a choice added or deleted, the poll deleted). */
   standings: Pick<PollStandings, 'changed'>;
 }
@@ -89,6 +91,10 @@ export class PollService {
 
   require(app: Application, pollId: string): Promise<Poll> {
     return requirePoll(this.deps.db, app, pollId);
+  }
+
+  requireWithChoices(app: Application, pollId: string): Promise<PollWithChoices> {
+    return this.deps.reads.requireWithChoices(app, pollId);
   }
 
   async requireByCustomId(app: Application, customId: string): Promise<Poll> {

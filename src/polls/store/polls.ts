@@ -1,8 +1,20 @@
 import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
+import { textArrayLiteral } from '../../db/arrays.js';
+import { statementOnce, type Queryable } from '../../db/client.js';
 import { pollChoices, polls } from '../../db/schema/index.js';
+import { tableRows } from '../../db/table-rows.js';
 import { groupBy } from '../../group-by.js';
-import type { Choice, NewChoice, NewPoll, Poll } from '../types.js';
+import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
+
+const POLL_ROWS = tableRows(polls);
+const CHOICE_ROWS = tableRows(pollChoices);
+/** Polls by id and their choices (their details, their standings): named statements, as polls nobody read recently are read by them, several at once. */
+const POLLS_BY_ID = statementOnce<Record<string, unknown>>('polls_by_id', sql`select ${POLL_ROWS.list} from ${polls} where ${polls.id} = any(${sql.placeholder('pollIds')}::text[])`);
+const CHOICES_OF_POLLS = statementOnce<Record<string, unknown>>(
+  'poll_choices_of_polls',
+  sql`select ${CHOICE_ROWS.list} from ${pollChoices} where ${pollChoices.pollId} = any(${sql.placeholder('pollIds')}::text[])
+    order by ${pollChoices.pollId}, ${pollChoices.position}, ${pollChoices.id}`,
+);
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
   const [poll] = await q.insert(polls).values(row).returning();
@@ -19,11 +31,19 @@ export async function updatePoll(q: Queryable, appId: string, id: string, patch:
 }
 
 export async function findPoll(q: Queryable, appId: string, id: string): Promise<Poll | undefined> {
-  const [poll] = await q
-    .select()
-    .from(polls)
-    .where(and(eq(polls.appId, appId), eq(polls.id, id)));
-  return poll;
+  const [row] = await POLLS_BY_ID(q, { pollIds: textArrayLiteral([id]) });
+  return row === undefined || row['appId'] !== appId ? undefined : POLL_ROWS.of(row);
+}
+
+/** These polls (whatever their app, those there are) with their choices in position order: a statement for the polls, one for their choices. */
+export async function findPollsWithChoices(q: Queryable, ids: string[]): Promise<PollWithChoices[]> {
+  const pollIds = textArrayLiteral(ids);
+  const [found, choices] = await Promise.all([POLLS_BY_ID(q, { pollIds }), CHOICES_OF_POLLS(q, { pollIds })]);
+  const byPoll = groupBy(choices.map(CHOICE_ROWS.of), (c) => c.pollId);
+  return found.map((row) => {
+    const poll = POLL_ROWS.of(row);
+    return { poll, choices: byPoll.get(poll.id) ?? [] };
+  });
 }
 
 export async function findPollByCustomId(q: Queryable, appId: string, customId: string): Promise<Poll | undefined> {

@@ -1,7 +1,10 @@
 import type { Application } from '../../../apps/types.js';
 import type { Db } from '../../../db/client.js';
-import type { ChatContext, Room, RoomEffectKind, RoomView } from '../../context.js';
-import { listRoomUserReports } from '../store.js';
+import { notFound } from '../../../errors.js';
+import type { ChatContext, Room, RoomEffect, RoomEffectKind, RoomView } from '../../context.js';
+import type { ReadBatcher } from '../../../db/read-batcher.js';
+import { groupBy } from '../../../group-by.js';
+import { listRoomUserReports, reportsOfRooms, type RoomUserReport } from '../store.js';
 
 /** A room's moderated view, and when it changes by itself (Date.now() time the first effect in it ends; Infinity when none does). */
 export interface ModeratedRoomView {
@@ -11,12 +14,36 @@ export interface ModeratedRoomView {
 
 /** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, as the database has them now. */
 export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<RoomView> {
-  return (await moderatedRoomDetails(chat, db, app, room)).view;
+  const [effects, reports] = await Promise.all([chat.effects.fresh(app, room.id), listRoomUserReports(db, app.id, room.id)]);
+  return detailsOf(chat, room, effects, reports).view;
 }
 
-/** `moderatedRoomView`, and when it changes by itself. */
-export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<ModeratedRoomView> {
-  const [effects, reports] = await Promise.all([chat.effects.fresh(app, room.id), listRoomUserReports(db, app.id, room.id)]);
+/** A room with the effects in force in it and its user reports (oldest first): what its details show. */
+export interface RoomWithModeration {
+  room: Room;
+  effects: RoomEffect[];
+  reports: RoomUserReport[];
+}
+
+/** These rooms (whatever their app, those there are) with their moderation lists, read from the database: a statement for each of the three. */
+export async function roomsWithModeration(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, roomIds: string[]): Promise<RoomWithModeration[]> {
+  const [rooms, effects, reports] = await Promise.all([chat.rooms.freshMany(roomIds), chat.effects.inForceIn(roomIds), reportsOfRooms(db, roomIds)]);
+  const effectsOf = groupBy(effects, (e) => e.roomId);
+  const reportsOf = groupBy(reports, (r) => r.roomId);
+  return rooms.map((room) => ({ room, effects: effectsOf.get(room.id) ?? [], reports: reportsOf.get(room.id) ?? [] }));
+}
+
+/**
+ * The app's room `roomId` with its moderation lists, read together (with the other rooms asked
+ * for at the same moment, in one statement), and when they change by itself; 404 when there is no such room.
+ */
+export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms'>, reads: ReadBatcher<string, RoomWithModeration>, app: Application, roomId: string): Promise<ModeratedRoomView> {
+  const found = await reads.get(roomId);
+  if (found?.room.appId !== app.id) throw notFound(`Room ${roomId} not found.`);
+  return detailsOf(chat, found.room, found.effects, found.reports);
+}
+
+function detailsOf(chat: Pick<ChatContext, 'rooms'>, room: Room, effects: RoomEffect[], reports: RoomUserReport[]): ModeratedRoomView {
   const having = (kind: RoomEffectKind) => effects.filter((e) => e.effect === kind).map((e) => e.userId);
   const view = chat.rooms.view(room, {
     bouncedusers: having('bounce'),
