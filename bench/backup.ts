@@ -32,8 +32,7 @@ import { buildServerIfStale } from '../test/helpers/built-server.js';
 import { dropDatabase, freshDatabase } from '../test/helpers/fresh-database.js';
 import { BUILT, MANAGE_TOKEN, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, benchClient, type BenchApp } from './lib/app.js';
-import { growStore, type StoreSize } from './lib/grow-store.js';
-import { joinSpeakers } from './lib/limits.js';
+import { growStore, growTarget, type StoreSize } from './lib/grow-store.js';
 import { PosterProcess } from './lib/poster-process.js';
 
 const SIZE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
@@ -126,11 +125,10 @@ await initEmbeddedCluster(dataDir);
 const stallEnv = { NODE_OPTIONS: `--import ${join(ROOT, 'bench/lib/loop-stalls.mjs')}`, ENGAGE_STALLS_FILE: stallsFile };
 let server = await spawnServer(serverEnv({ DATA_DIR: dataDir, ...stallEnv }), BUILT);
 let app = await benchApp(server.url);
-const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: 'backup bench', enableenterandexit: false });
-const speakers = await joinSpeakers(app, room.id, 200);
+const target = await growTarget(app, 'backup bench');
 await server.stop();
 const growing = performance.now();
-await growStore({ dataDir, databaseUrl: undefined }, { appId: app.appid, roomId: room.id, speakers }, SIZE);
+await growStore({ dataDir, databaseUrl: undefined }, target, SIZE);
 console.log(`grew the store in ${seconds(performance.now() - growing)}`);
 const moved = targetUrl === undefined ? undefined : await freshDatabase(targetUrl, 'bench_moved');
 const restoredUrl = targetUrl === undefined ? undefined : await freshDatabase(targetUrl, 'bench_restored');
@@ -140,7 +138,7 @@ try {
   app = benchClient(server.url, app.appid, app.token);
 
   // 1. Posts with and without a backup.
-  const poster = await PosterProcess.start({ base: server.url, appid: app.appid, token: app.token, roomId: room.id, speakers, rate: RATE });
+  const poster = await PosterProcess.start({ base: server.url, appid: app.appid, token: app.token, roomId: target.roomId, speakers: target.speakers, rate: RATE });
   await new Promise((r) => setTimeout(r, 5000));
   const baseFrom = performance.now();
   const baseWallFrom = Date.now();
@@ -192,7 +190,7 @@ try {
   // 3. The same pages from the original and each copy.
   server = await spawnServer(serverEnv({ DATA_DIR: dataDir }), BUILT);
   app = benchClient(server.url, app.appid, app.token);
-  const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${room.id}/updates?limit=1`);
+  const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${target.roomId}/updates?limit=1`);
   const lastSeq = (JSON.parse(Buffer.from(head.cursor, 'base64url').toString()) as { u: number }).u;
   const targets: [string, Record<string, string>][] = [['restored DATA_DIR', { DATA_DIR: restoredDir }]];
   if (restoredUrl !== undefined) targets.push(['restored PostgreSQL', { DATABASE_URL: restoredUrl }]);
@@ -200,7 +198,7 @@ try {
   for (const [name, env] of targets) {
     const copy = await spawnServer(serverEnv(env), BUILT);
     copies.push(copy);
-    const result = await comparePages(app, benchClient(copy.url, app.appid, app.token), room.id, lastSeq);
+    const result = await comparePages(app, benchClient(copy.url, app.appid, app.token), target.roomId, lastSeq);
     console.log(
       `${name}: ${result.compared} updates pages from random cursors (of ${lastSeq} events), ${result.differing} differing from the original's (${(result.bytes / 1e6).toFixed(1)} MB compared)`,
     );

@@ -31,7 +31,7 @@ import { benchApp, benchClient, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
-import { grown, growStore, rareWord, type StoreSize } from './lib/grow-store.js';
+import { grown, growStore, growTarget, rareWord, type StoreSize } from './lib/grow-store.js';
 import { KeptStores, type GrownMeta } from './lib/kept-stores.js';
 import { joinSpeakers } from './lib/limits.js';
 import { buildServerIfStale } from '../test/helpers/built-server.js';
@@ -223,8 +223,7 @@ async function storeOf(name: string, size: StoreSize, dataDir: string, url: stri
   let meta: GrownMeta;
   try {
     const app = await benchApp(server.url);
-    const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name: `growth ${name}`, enableenterandexit: false });
-    meta = { appId: app.appid, token: app.token, roomId: room.id, speakers: await joinSpeakers(app, room.id, 200) };
+    meta = { ...(await growTarget(app, `growth ${name}`)), token: app.token };
   } finally {
     await server.stop();
   }

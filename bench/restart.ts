@@ -26,8 +26,7 @@ import { spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, benchClient } from './lib/app.js';
 import { load } from './lib/autocannon.js';
 import { checkoutsFromEnv } from './lib/checkouts.js';
-import type { GrowTarget, StoreSize } from './lib/grow-store.js';
-import { joinSpeakers } from './lib/limits.js';
+import { type GrowTarget, growTarget, type StoreSize } from './lib/grow-store.js';
 
 const SIZE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
 const posts = Number(process.env['POSTS'] ?? 100_000);
@@ -89,11 +88,10 @@ async function measure(name: string, root: string): Promise<Figures> {
     await initEmbeddedCluster(dataDir);
     server = await spawnServer({ ...SERVER_ENV, DATA_DIR: dataDir }, undefined, root);
     const made = await benchApp(server.url);
-    const room = await made.call<{ id: string }>('POST', 'chat/rooms', { name: 'restart', enableenterandexit: false });
-    const speakers = await joinSpeakers(made, room.id, 200);
+    const target = await growTarget(made, 'restart');
     await server.stop();
     const growing = performance.now();
-    await growStore({ dataDir, databaseUrl: undefined }, { appId: made.appid, roomId: room.id, speakers }, SIZE);
+    await growStore({ dataDir, databaseUrl: undefined }, target, SIZE);
     console.log(`${name}: grew ${SIZE.history} events in ${((performance.now() - growing) / 1000).toFixed(0)} s`);
 
     let started = await startTimed(dataDir, root);
@@ -101,10 +99,10 @@ async function measure(name: string, root: string): Promise<Figures> {
     const startMs = started.ms;
     const app = benchClient(server.url, made.appid, made.token);
     const loaded = await load({
-      url: app.url(`chat/rooms/${room.id}/command`),
+      url: app.url(`chat/rooms/${target.roomId}/command`),
       method: 'POST',
       headers: { 'x-api-token': app.token },
-      bodies: speakers.map((userid, i) => JSON.stringify({ userid, command: `restart bench post ${i}` })),
+      bodies: target.speakers.map((userid, i) => JSON.stringify({ userid, command: `restart bench post ${i}` })),
       connections,
       amount: posts,
       durationSeconds: 600,

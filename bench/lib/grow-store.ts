@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { EMBEDDED_OPTIONS } from '../../src/db/embedded.js';
+import type { BenchApp } from './app.js';
+import { joinSpeakers } from './limits.js';
 
 /**
  * How big a store to grow: events in one room, articles, users of the app's pool. An article is
@@ -23,6 +25,12 @@ export interface GrowTarget {
   roomId: string;
   /** Users the bulk events are spread over (joined through the API). */
   speakers: string[];
+}
+
+/** A room of `app` to grow, named `name`, and the speakers its bulk events are spread over (joined through the API, before the server stops for the growing). */
+export async function growTarget(app: BenchApp, name: string): Promise<GrowTarget> {
+  const room = await app.call<{ id: string }>('POST', 'chat/rooms', { name, enableenterandexit: false });
+  return { appId: app.appid, roomId: room.id, speakers: await joinSpeakers(app, room.id, 200) };
 }
 
 /** A word only row `i` of its kind carries: what a search for one message, one fan, one room looks for. */

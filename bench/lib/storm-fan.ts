@@ -180,7 +180,7 @@ export class StormFan {
       // `{"type":"event"…`: bytes 9 and 10 are `e` `v`; a compact item is an array.
       if (frame[9] === 0x65 && frame[10] === 0x76) return this.frameEvent(frame);
       if (frame[0] === 0x5b) return this.compactItem(JSON.parse(frame.toString()) as unknown[]);
-      if (frame.subarray(0, 16).toString() === '{"type":"batch",') return this.compactBatch(frame);
+      if (frame.subarray(0, 16).toString() === '{"type":"batch",') return this.compactBatch(frame.toString());
       const text = frame.toString();
       if (text.startsWith('{"type":"ready"')) subscribe();
       else if (text.startsWith('{"type":"subscribed"')) this.following();
@@ -195,7 +195,7 @@ export class StormFan {
     RawSocket.open(url, onText, () => end('connection closed', socket === undefined)).then(
       (opened) => {
         socket = opened;
-        opened.onBinary = (deflated) => this.compactBatch(inflateRawSync(deflated));
+        opened.onBinary = (deflated) => this.compactBatch(inflateRawSync(deflated).toString());
         this.closing = () => opened.close();
         if (ended) opened.close();
         for (const frame of early.splice(0)) onText(frame);
@@ -263,8 +263,8 @@ export class StormFan {
   }
 
   /** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
-  private compactBatch(text: Buffer): void {
-    const batch = JSON.parse(text.toString()) as { p: number | null; e: unknown[] };
+  private compactBatch(text: string): void {
+    const batch = JSON.parse(text) as { p: number | null; e: unknown[] };
     let seq = batch.p ?? 0;
     for (const item of batch.e) {
       const data = (Array.isArray(item) ? item[0] : item) as { i: string };
@@ -275,7 +275,7 @@ export class StormFan {
 
   private streamEvent(event: RawSseEvent): void {
     if (event.id === undefined) return;
-    if (event.event === 'batch') return this.compactBatch(Buffer.from(event.data));
+    if (event.event === 'batch') return this.compactBatch(event.data);
     const id = this.options.recordIds ? this.streamedId(event.data) : undefined;
     this.arrived(seqOfCursor(event.id), event.id, id);
   }
