@@ -242,6 +242,14 @@ function withRowTwice(text: string): string {
   return `${body}-- end: ${JSON.stringify({ rows: end.rows + 1, sha256: createHash('sha256').update(body).digest('hex') })}\n`;
 }
 
+/** Resolves once `done` holds (asked every 100 ms), or throws after 20 s. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 20_000; !(await done()); ) {
+    if (Date.now() > deadline) throw new Error('still not so after 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The file with one byte of its last gzip member's checksum changed (where a change in the data is caught at the latest). */
 function flipped(bytes: Buffer): Buffer {
   const copy = Buffer.from(bytes);
@@ -268,6 +276,8 @@ if (databaseUrl !== undefined)
         const dumpDir = dirname(targetDir());
         cleanup.push(dumpDir);
         const file = join(dumpDir, 'engage.dump');
+        // The delivery thread moves the journal's events into the outbox a moment after they are acknowledged: the dump is taken once it has.
+        await until(async () => (await tableCounts({ url: source }))['webhook_journal'] === 0);
         // The drill's two commands, as docs/production-postgres.md gives them.
         await run('pg_dump', ['--format=custom', `--file=${file}`, source]);
         await server.stop();
