@@ -36,6 +36,9 @@ const CATCHUP_PAGE = 500;
 const SEQ = Buffer.from('"seq":');
 const CURSOR = Buffer.from('"cursor":"');
 
+/** A cursor as text, the frame it is read from, or the seq it is made of (compact frames leave it out). */
+type Cursor = string | Buffer | number;
+
 /** The `updates` cursor after `seq` (what compact frames leave out). */
 const updatesCursor = (seq: number) => Buffer.from(`{"u":${seq}}`).toString('base64url');
 
@@ -79,10 +82,12 @@ export class StormFan {
   /** performance.now() when `seq` first reached `goal`. */
   reachedAt: number | undefined;
   private goal = Number.POSITIVE_INFINITY;
-  private cursorText: string;
-  /** The frame the cursor is read from when it is needed (reading it from every frame would cost the load generator). */
-  private cursorFrame: Buffer | undefined;
-  private readonly held = new Map<number, { cursor: string | Buffer; id: string | undefined }>();
+  /**
+   * The cursor, or where it is read from when it is needed: the frame holding it, or the seq it is
+   * made of (reading or making it for every event would cost the load generator).
+   */
+  private cursorAt: Cursor;
+  private readonly held = new Map<number, { cursor: Cursor; id: string | undefined }>();
   private holeTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private opened = 0;
@@ -95,7 +100,7 @@ export class StormFan {
     private readonly options: FanOptions,
   ) {
     this.seq = options.seq;
-    this.cursorText = options.cursor;
+    this.cursorAt = options.cursor;
     this.endpoint = options.firstEndpoint ?? 0;
   }
 
@@ -108,12 +113,13 @@ export class StormFan {
   }
 
   get cursor(): string {
-    if (this.cursorFrame !== undefined) {
-      const at = this.cursorFrame.lastIndexOf(CURSOR) + CURSOR.length;
-      this.cursorText = this.cursorFrame.toString('latin1', at, this.cursorFrame.indexOf(0x22, at));
-      this.cursorFrame = undefined;
+    const at = this.cursorAt;
+    if (typeof at === 'number') this.cursorAt = updatesCursor(at);
+    else if (typeof at !== 'string') {
+      const from = at.lastIndexOf(CURSOR) + CURSOR.length;
+      this.cursorAt = at.toString('latin1', from, at.indexOf(0x22, from));
     }
-    return this.cursorText;
+    return this.cursorAt as string;
   }
 
   /** Remember when `seq` first reaches `seq` (at once if it has). */
@@ -259,7 +265,7 @@ export class StormFan {
   /** `[t, data, seq, …]`: the seq is the third part (a room's items always carry one). */
   private compactItem(parts: unknown[]): void {
     const seq = parts[2] as number;
-    this.arrived(seq, updatesCursor(seq), this.options.recordIds ? unpackedId((parts[1] as { i: string }).i) : undefined);
+    this.arrived(seq, seq, this.options.recordIds ? unpackedId((parts[1] as { i: string }).i) : undefined);
   }
 
   /** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
@@ -269,7 +275,7 @@ export class StormFan {
     for (const item of batch.e) {
       const data = (Array.isArray(item) ? item[0] : item) as { i: string };
       seq = Array.isArray(item) ? (item[1] as number) : seq + 1;
-      this.arrived(seq, updatesCursor(seq), this.options.recordIds ? unpackedId(data.i) : undefined);
+      this.arrived(seq, seq, this.options.recordIds ? unpackedId(data.i) : undefined);
     }
   }
 
@@ -286,7 +292,7 @@ export class StormFan {
     return Array.isArray(parsed) ? unpackedId(parsed[1].i) : parsed.id;
   }
 
-  private arrived(seq: number, cursor: string | Buffer, id: string | undefined): void {
+  private arrived(seq: number, cursor: Cursor, id: string | undefined): void {
     if (seq <= this.seq || this.held.has(seq)) {
       this.repeats++;
       return;
@@ -305,13 +311,10 @@ export class StormFan {
     if (this.held.size === 0) this.clearHoleTimer();
   }
 
-  private deliver(seq: number, cursor: string | Buffer, id: string | undefined): void {
+  private deliver(seq: number, cursor: Cursor, id: string | undefined): void {
     this.seq = seq;
     this.delivered++;
-    if (typeof cursor === 'string') {
-      this.cursorText = cursor;
-      this.cursorFrame = undefined;
-    } else this.cursorFrame = cursor;
+    this.cursorAt = cursor;
     if (id !== undefined) this.ids.push(id);
     if (seq >= this.goal && this.reachedAt === undefined) this.reachedAt = performance.now();
   }
@@ -364,8 +367,7 @@ export class StormFan {
       if (page.events.length !== end - from) this.gaps += Math.abs(end - from - page.events.length);
       page.events.forEach((event, i) => this.deliver(from + i + 1, page.cursor, this.options.recordIds ? event.id : undefined));
       this.seq = end;
-      this.cursorText = page.cursor;
-      this.cursorFrame = undefined;
+      this.cursorAt = page.cursor;
       more = page.more;
     }
   }
