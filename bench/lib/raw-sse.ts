@@ -1,9 +1,12 @@
 import { connect, type Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { constants, inflateRawSync } from 'node:zlib';
+import { DecodedOnce } from './decoded-once.js';
 
 /** A gzip member's header (RFC 1952, no optional fields, as the server writes it). */
 const GZIP_HEADER_BYTES = 10;
+/** Chunks as text: streams of the same room are sent the same deflated bytes (see DecodedOnce). */
+const inflatedChunks = new DecodedOnce<string>(4096);
 
 /** One server-sent event: its `id:` (a room's cursor), its `event:` name and its `data:` line. */
 export interface RawSseEvent {
@@ -118,7 +121,8 @@ export class RawSse {
     }
     try {
       // The stream's last chunk ends the member (a final block and the trailer): what follows the final block is not inflated.
-      this.parse(this.decoder.write(inflateRawSync(chunk, { finishFlush: constants.Z_SYNC_FLUSH })));
+      const deflated = chunk;
+      this.parse(inflatedChunks.of(deflated.toString('latin1'), () => inflateRawSync(deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString()));
     } catch {
       this.socket.destroy();
     }

@@ -1,5 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 import { RawSocket } from '../ws-fanout-raw.js';
+import { DecodedOnce } from './decoded-once.js';
 import { RawSse, type RawSseEvent } from './raw-sse.js';
 
 export type Transport = 'ws' | 'sse';
@@ -41,6 +42,32 @@ type Cursor = string | Buffer | number;
 
 /** The `updates` cursor after `seq` (what compact frames leave out). */
 const updatesCursor = (seq: number) => Buffer.from(`{"u":${seq}}`).toString('base64url');
+
+/** A compact batch's items: each one's seq, and its id (packed). */
+interface BatchItems {
+  seqs: number[];
+  ids: string[];
+}
+
+/** Deflated batches (WebSocket binary frames) as text, and compact frames parsed: see DecodedOnce. */
+const inflatedBatches = new DecodedOnce<string>();
+const parsedBatches = new DecodedOnce<BatchItems>();
+const parsedItems = new DecodedOnce<unknown[]>(4096);
+
+/** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
+function batchItems(text: string): BatchItems {
+  const batch = JSON.parse(text) as { p: number | null; e: unknown[] };
+  const seqs: number[] = [];
+  const ids: string[] = [];
+  let seq = batch.p ?? 0;
+  for (const item of batch.e) {
+    const data = (Array.isArray(item) ? item[0] : item) as { i: string };
+    seq = Array.isArray(item) ? (item[1] as number) : seq + 1;
+    seqs.push(seq);
+    ids.push(data.i);
+  }
+  return { seqs, ids };
+}
 
 /** A compact frame's id (its 16 bytes, base64url) as REST writes it. */
 function unpackedId(packed: string): string {
@@ -185,7 +212,10 @@ export class StormFan {
       if (socket === undefined) return void early.push(Buffer.from(frame));
       // `{"type":"event"…`: bytes 9 and 10 are `e` `v`; a compact item is an array.
       if (frame[9] === 0x65 && frame[10] === 0x76) return this.frameEvent(frame);
-      if (frame[0] === 0x5b) return this.compactItem(JSON.parse(frame.toString()) as unknown[]);
+      if (frame[0] === 0x5b) {
+        const text = frame.toString();
+        return this.compactItem(parsedItems.of(text, () => JSON.parse(text) as unknown[]));
+      }
       if (frame.subarray(0, 16).toString() === '{"type":"batch",') return this.compactBatch(frame.toString());
       const text = frame.toString();
       if (text.startsWith('{"type":"ready"')) subscribe();
@@ -201,7 +231,7 @@ export class StormFan {
     RawSocket.open(url, onText, () => end('connection closed', socket === undefined)).then(
       (opened) => {
         socket = opened;
-        opened.onBinary = (deflated) => this.compactBatch(inflateRawSync(deflated).toString());
+        opened.onBinary = (deflated) => this.compactBatch(inflatedBatches.of(deflated.toString('latin1'), () => inflateRawSync(deflated).toString()));
         this.closing = () => opened.close();
         if (ended) opened.close();
         for (const frame of early.splice(0)) onText(frame);
@@ -268,15 +298,9 @@ export class StormFan {
     this.arrived(seq, seq, this.options.recordIds ? unpackedId((parts[1] as { i: string }).i) : undefined);
   }
 
-  /** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
   private compactBatch(text: string): void {
-    const batch = JSON.parse(text) as { p: number | null; e: unknown[] };
-    let seq = batch.p ?? 0;
-    for (const item of batch.e) {
-      const data = (Array.isArray(item) ? item[0] : item) as { i: string };
-      seq = Array.isArray(item) ? (item[1] as number) : seq + 1;
-      this.arrived(seq, seq, this.options.recordIds ? unpackedId(data.i) : undefined);
-    }
+    const { seqs, ids } = parsedBatches.of(text, () => batchItems(text));
+    seqs.forEach((seq, i) => this.arrived(seq, seq, this.options.recordIds ? unpackedId(ids[i] as string) : undefined));
   }
 
   private streamEvent(event: RawSseEvent): void {
