@@ -21,6 +21,12 @@ export function atVersionOrSince(version: string | undefined, began: number): Fr
   return version === undefined ? { version: '', since: began } : { version };
 }
 
+/**
+ * The bytes a shared JSON piece of `bytes` takes while held: the piece, and the answer the HTTP
+ * layer makes of it once and keeps as long as the piece (src/http/encoding.ts, answerOnce).
+ */
+export const withItsAnswer = (bytes: number) => bytes * 2;
+
 export interface SharedAnswersOptions<V> {
   /** Names the cache in metrics (`engage_shared_answers_total{cache=…}`). */
   name: string;

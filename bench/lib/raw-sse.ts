@@ -1,8 +1,12 @@
 import { connect, type Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip, type Gunzip } from 'node:zlib';
+import { constants, inflateRawSync } from 'node:zlib';
+import { DecodedOnce } from './decoded-once.js';
 
-const INFLATE_EVERY_MS = 10;
+/** A gzip member's header (RFC 1952, no optional fields, as the server writes it). */
+const GZIP_HEADER_BYTES = 10;
+/** Chunks as text: streams of the same room are sent the same deflated bytes (see DecodedOnce). */
+const inflatedChunks = new DecodedOnce<string>(4096);
 
 /** One server-sent event: its `id:` (a room's cursor), its `event:` name and its `data:` line. */
 export interface RawSseEvent {
@@ -21,7 +25,11 @@ export interface SseOpening {
  * A minimal `text/event-stream` reader over plain TCP for the load generator: it reads the status
  * line, undoes chunked transfer encoding and hands each event to one callback, far cheaper per
  * event than fetch and a TextDecoder stream. Single-line `data:` only (the server writes JSON). A
- * gzipped stream (asked for with `accept-encoding: gzip`, as a browser's EventSource does) is inflated as it comes.
+ * gzipped stream (asked for with `accept-encoding: gzip`, as a browser's EventSource does) is
+ * inflated chunk by chunk, each at once and on its own: the server deflates every write apart and
+ * flushes it (src/realtime/gzip-stream.ts), so a chunk needs nothing of the ones before it, and the
+ * load generator skips a zlib stream's trips through the thread pool per event (a browser inflates
+ * the stream natively, as it comes).
  */
 export class RawSse {
   private head = Buffer.alloc(0);
@@ -32,8 +40,10 @@ export class RawSse {
   private line = '';
   private text = '';
   private readonly decoder = new StringDecoder('utf8');
-  private gunzip: Gunzip | undefined;
-  /** Gzipped bytes waiting for the next inflate: each write to a zlib stream costs a trip through the thread pool, so they go every INFLATE_EVERY_MS. */
+  private gzipped = false;
+  /** The gzip header is still to be skipped (it leads the first chunk). */
+  private headerAhead = true;
+  /** The gzipped chunk read so far. */
   private deflated: Buffer[] = [];
 
   private constructor(
@@ -82,11 +92,10 @@ export class RawSse {
         }
         sse.opened = true;
         sse.chunked = /transfer-encoding: *chunked/i.test(header);
-        if (/content-encoding: *gzip/i.test(header)) {
-          const gunzip = createGunzip();
-          gunzip.on('data', (text: Buffer) => sse.parse(sse.decoder.write(text)));
-          gunzip.on('error', () => socket.destroy());
-          sse.gunzip = gunzip;
+        sse.gzipped = /content-encoding: *gzip/i.test(header);
+        if (sse.gzipped && !sse.chunked) {
+          socket.destroy();
+          return reject(new Error('a gzipped stream is read chunk by chunk: it must come chunked'));
         }
         settled = true;
         resolve({ sse, opening: { status, body: '' } });
@@ -100,22 +109,33 @@ export class RawSse {
     this.socket.resetAndDestroy();
   }
 
-  /** Bytes of the body (chunked encoding undone). */
-  private body(bytes: Buffer): void {
-    const gunzip = this.gunzip;
-    if (gunzip === undefined) return this.parse(this.decoder.write(bytes));
-    if (this.deflated.push(Buffer.from(bytes)) > 1) return;
-    setTimeout(() => gunzip.write(Buffer.concat(this.deflated.splice(0))), INFLATE_EVERY_MS);
+  /** Bytes of the body (chunked encoding undone); `chunkEnds` when they end a chunk. */
+  private body(bytes: Buffer, chunkEnds: boolean): void {
+    if (!this.gzipped) return this.parse(this.decoder.write(bytes));
+    this.deflated.push(Buffer.from(bytes));
+    if (!chunkEnds) return;
+    let chunk = Buffer.concat(this.deflated.splice(0));
+    if (this.headerAhead) {
+      chunk = chunk.subarray(GZIP_HEADER_BYTES);
+      this.headerAhead = false;
+    }
+    try {
+      // The stream's last chunk ends the member (a final block and the trailer): what follows the final block is not inflated.
+      const deflated = chunk;
+      this.parse(inflatedChunks.of(deflated.toString('latin1'), () => inflateRawSync(deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString()));
+    } catch {
+      this.socket.destroy();
+    }
   }
 
   private read(data: Buffer): void {
-    if (!this.chunked) return this.body(data);
+    if (!this.chunked) return this.body(data, false);
     let offset = 0;
     while (offset < data.length) {
       if (this.chunkLeft > 0) {
         const take = Math.min(this.chunkLeft, data.length - offset);
-        this.body(data.subarray(offset, offset + take));
         this.chunkLeft -= take;
+        this.body(data.subarray(offset, offset + take), this.chunkLeft === 0);
         offset += take;
         // The CRLF after a chunk's data comes next.
         if (this.chunkLeft === 0) this.chunkLeft = -2;

@@ -1,5 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 import { RawSocket } from '../ws-fanout-raw.js';
+import { DecodedOnce } from './decoded-once.js';
 import { RawSse, type RawSseEvent } from './raw-sse.js';
 
 export type Transport = 'ws' | 'sse';
@@ -36,8 +37,37 @@ const CATCHUP_PAGE = 500;
 const SEQ = Buffer.from('"seq":');
 const CURSOR = Buffer.from('"cursor":"');
 
+/** A cursor as text, the frame it is read from, or the seq it is made of (compact frames leave it out). */
+type Cursor = string | Buffer | number;
+
 /** The `updates` cursor after `seq` (what compact frames leave out). */
 const updatesCursor = (seq: number) => Buffer.from(`{"u":${seq}}`).toString('base64url');
+
+/** A compact batch's items: each one's seq, and its id (packed). */
+interface BatchItems {
+  seqs: number[];
+  ids: string[];
+}
+
+/** Deflated batches (WebSocket binary frames) as text, and compact frames parsed: see DecodedOnce. */
+const inflatedBatches = new DecodedOnce<string>();
+const parsedBatches = new DecodedOnce<BatchItems>();
+const parsedItems = new DecodedOnce<unknown[]>(4096);
+
+/** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
+function batchItems(text: string): BatchItems {
+  const batch = JSON.parse(text) as { p: number | null; e: unknown[] };
+  const seqs: number[] = [];
+  const ids: string[] = [];
+  let seq = batch.p ?? 0;
+  for (const item of batch.e) {
+    const data = (Array.isArray(item) ? item[0] : item) as { i: string };
+    seq = Array.isArray(item) ? (item[1] as number) : seq + 1;
+    seqs.push(seq);
+    ids.push(data.i);
+  }
+  return { seqs, ids };
+}
 
 /** A compact frame's id (its 16 bytes, base64url) as REST writes it. */
 function unpackedId(packed: string): string {
@@ -79,10 +109,12 @@ export class StormFan {
   /** performance.now() when `seq` first reached `goal`. */
   reachedAt: number | undefined;
   private goal = Number.POSITIVE_INFINITY;
-  private cursorText: string;
-  /** The frame the cursor is read from when it is needed (reading it from every frame would cost the load generator). */
-  private cursorFrame: Buffer | undefined;
-  private readonly held = new Map<number, { cursor: string | Buffer; id: string | undefined }>();
+  /**
+   * The cursor, or where it is read from when it is needed: the frame holding it, or the seq it is
+   * made of (reading or making it for every event would cost the load generator).
+   */
+  private cursorAt: Cursor;
+  private readonly held = new Map<number, { cursor: Cursor; id: string | undefined }>();
   private holeTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private opened = 0;
@@ -95,7 +127,7 @@ export class StormFan {
     private readonly options: FanOptions,
   ) {
     this.seq = options.seq;
-    this.cursorText = options.cursor;
+    this.cursorAt = options.cursor;
     this.endpoint = options.firstEndpoint ?? 0;
   }
 
@@ -108,12 +140,13 @@ export class StormFan {
   }
 
   get cursor(): string {
-    if (this.cursorFrame !== undefined) {
-      const at = this.cursorFrame.lastIndexOf(CURSOR) + CURSOR.length;
-      this.cursorText = this.cursorFrame.toString('latin1', at, this.cursorFrame.indexOf(0x22, at));
-      this.cursorFrame = undefined;
+    const at = this.cursorAt;
+    if (typeof at === 'number') this.cursorAt = updatesCursor(at);
+    else if (typeof at !== 'string') {
+      const from = at.lastIndexOf(CURSOR) + CURSOR.length;
+      this.cursorAt = at.toString('latin1', from, at.indexOf(0x22, from));
     }
-    return this.cursorText;
+    return this.cursorAt as string;
   }
 
   /** Remember when `seq` first reaches `seq` (at once if it has). */
@@ -179,7 +212,10 @@ export class StormFan {
       if (socket === undefined) return void early.push(Buffer.from(frame));
       // `{"type":"event"…`: bytes 9 and 10 are `e` `v`; a compact item is an array.
       if (frame[9] === 0x65 && frame[10] === 0x76) return this.frameEvent(frame);
-      if (frame[0] === 0x5b) return this.compactItem(JSON.parse(frame.toString()) as unknown[]);
+      if (frame[0] === 0x5b) {
+        const text = frame.toString();
+        return this.compactItem(parsedItems.of(text, () => JSON.parse(text) as unknown[]));
+      }
       if (frame.subarray(0, 16).toString() === '{"type":"batch",') return this.compactBatch(frame.toString());
       const text = frame.toString();
       if (text.startsWith('{"type":"ready"')) subscribe();
@@ -195,7 +231,7 @@ export class StormFan {
     RawSocket.open(url, onText, () => end('connection closed', socket === undefined)).then(
       (opened) => {
         socket = opened;
-        opened.onBinary = (deflated) => this.compactBatch(inflateRawSync(deflated).toString());
+        opened.onBinary = (deflated) => this.compactBatch(inflatedBatches.of(deflated.toString('latin1'), () => inflateRawSync(deflated).toString()));
         this.closing = () => opened.close();
         if (ended) opened.close();
         for (const frame of early.splice(0)) onText(frame);
@@ -259,18 +295,12 @@ export class StormFan {
   /** `[t, data, seq, …]`: the seq is the third part (a room's items always carry one). */
   private compactItem(parts: unknown[]): void {
     const seq = parts[2] as number;
-    this.arrived(seq, updatesCursor(seq), this.options.recordIds ? unpackedId((parts[1] as { i: string }).i) : undefined);
+    this.arrived(seq, seq, this.options.recordIds ? unpackedId((parts[1] as { i: string }).i) : undefined);
   }
 
-  /** `{"type":"batch","p":prev,"e":[…]}`: an item's seq follows the one before it unless the item is `[data, seq, …]`. */
   private compactBatch(text: string): void {
-    const batch = JSON.parse(text) as { p: number | null; e: unknown[] };
-    let seq = batch.p ?? 0;
-    for (const item of batch.e) {
-      const data = (Array.isArray(item) ? item[0] : item) as { i: string };
-      seq = Array.isArray(item) ? (item[1] as number) : seq + 1;
-      this.arrived(seq, updatesCursor(seq), this.options.recordIds ? unpackedId(data.i) : undefined);
-    }
+    const { seqs, ids } = parsedBatches.of(text, () => batchItems(text));
+    seqs.forEach((seq, i) => this.arrived(seq, seq, this.options.recordIds ? unpackedId(ids[i] as string) : undefined));
   }
 
   private streamEvent(event: RawSseEvent): void {
@@ -286,7 +316,7 @@ export class StormFan {
     return Array.isArray(parsed) ? unpackedId(parsed[1].i) : parsed.id;
   }
 
-  private arrived(seq: number, cursor: string | Buffer, id: string | undefined): void {
+  private arrived(seq: number, cursor: Cursor, id: string | undefined): void {
     if (seq <= this.seq || this.held.has(seq)) {
       this.repeats++;
       return;
@@ -305,13 +335,10 @@ export class StormFan {
     if (this.held.size === 0) this.clearHoleTimer();
   }
 
-  private deliver(seq: number, cursor: string | Buffer, id: string | undefined): void {
+  private deliver(seq: number, cursor: Cursor, id: string | undefined): void {
     this.seq = seq;
     this.delivered++;
-    if (typeof cursor === 'string') {
-      this.cursorText = cursor;
-      this.cursorFrame = undefined;
-    } else this.cursorFrame = cursor;
+    this.cursorAt = cursor;
     if (id !== undefined) this.ids.push(id);
     if (seq >= this.goal && this.reachedAt === undefined) this.reachedAt = performance.now();
   }
@@ -364,8 +391,7 @@ export class StormFan {
       if (page.events.length !== end - from) this.gaps += Math.abs(end - from - page.events.length);
       page.events.forEach((event, i) => this.deliver(from + i + 1, page.cursor, this.options.recordIds ? event.id : undefined));
       this.seq = end;
-      this.cursorText = page.cursor;
-      this.cursorFrame = undefined;
+      this.cursorAt = page.cursor;
       more = page.more;
     }
   }

@@ -9,12 +9,6 @@ export function takesGzip(acceptEncoding: string): boolean {
   return offer !== null && (offer[1] === undefined || Number(offer[1]) > 0);
 }
 
-interface Packed {
-  /** What surrounds the shared piece in the answer (status, message, the text around it). */
-  around: string;
-  gzip: Buffer;
-}
-
 /**
  * An answer made for one request (a read nobody shares, a list answered to a POST such as a
  * search): gzipped at the fastest level, as its compression is paid once per request.
@@ -30,19 +24,29 @@ export function compressible(method: string, data: unknown): boolean {
   return typeof kind === 'string' && kind.startsWith('list.');
 }
 
-/** Keyed by the shared piece the answer is made of: it lives as long as the shared answer does. */
-const packedAnswers = new WeakMap<Buffer, Packed>();
+/** Answers made of a shared piece, keyed by it: they live as long as the piece does. */
+interface MadeOnce {
+  /** What surrounds the shared piece in the answer (status, message, the text around it). */
+  around: string;
+  plain?: Buffer;
+  gzip?: Buffer;
+}
+
+const madeAnswers = new WeakMap<Buffer, MadeOnce>();
 
 /**
- * The gzipped answer made of a piece many clients are sent (a shared answer) and what surrounds it
- * (`around`: the same for every request that shares the piece), compressed once however many
- * clients take it: a crowd reading a 100 KB page costs one compression per change, and each
- * client a fraction of the bytes.
+ * The answer made of a piece many clients are sent (a shared answer) and what surrounds it
+ * (`around`: the same for every request that shares the piece), made once however many clients
+ * take it, plain or gzipped: a crowd reading a 100 KB page costs one envelope and one compression
+ * per change, not a copy or a compression per request. The caches holding such pieces count them
+ * twice (the piece and its answers).
  */
-export function gzippedOnce(piece: Buffer, around: string, body: () => string | Buffer): Buffer {
-  const held = packedAnswers.get(piece);
-  if (held !== undefined && held.around === around) return held.gzip;
-  const gzip = gzipSync(body());
-  packedAnswers.set(piece, { around, gzip });
-  return gzip;
+export function answerOnce(piece: Buffer, around: string, gzip: boolean, body: () => string | Buffer): Buffer {
+  let made = madeAnswers.get(piece);
+  if (made === undefined || made.around !== around) {
+    made = { around };
+    madeAnswers.set(piece, made);
+  }
+  // A copy: the envelope may be written in a scratch buffer the next answer reuses.
+  return gzip ? (made.gzip ??= gzipSync(body())) : (made.plain ??= Buffer.from(body()));
 }

@@ -19,7 +19,7 @@ import { type Method, type Reply, type RequestContext, type RouteDef, type Share
 import { Router } from './router.js';
 import { isMethod, methodNotAllowed, notAMethod } from './request-line.js';
 import { endAnswer } from './head.js';
-import { compressible, GZIP_FROM_BYTES, gzippedForOne, gzippedOnce, takesGzip } from './encoding.js';
+import { answerOnce, compressible, GZIP_FROM_BYTES, gzippedForOne, takesGzip } from './encoding.js';
 import { HEADERS_LIMIT, HEADERS_TOO_LARGE } from './header-limit.js';
 import { statusLine } from './status.js';
 import { sendStream, type StreamedBody } from './stream.js';
@@ -189,7 +189,7 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
         if (reply.stream !== undefined) return stream(reply.stream);
         const status = reply.status ?? 200;
         const shared = sharedJson(reply);
-        if (shared === undefined || status === 204 || !incoming.gzip || shared.json.length < GZIP_FROM_BYTES) {
+        if (shared === undefined || status === 204 || shared.json.length < GZIP_FROM_BYTES) {
           const body = replyBody(status, reply);
           if (!incoming.gzip || status === 204 || body.length < GZIP_FROM_BYTES || !compressible(method, reply.data)) return respond(status, body);
           return respond(status, gzippedForOne(body), GZIPPED);
@@ -197,8 +197,8 @@ export function createHttpApp(deps: HttpDeps): TemplatedApp {
         const around = `${status}\u0000${reply.message ?? ''}\u0000${shared.before}\u0000${shared.after}`;
         respond(
           status,
-          gzippedOnce(shared.json, around, () => replyBody(status, reply)),
-          GZIPPED,
+          answerOnce(shared.json, around, incoming.gzip, () => replyBody(status, reply)),
+          incoming.gzip ? GZIPPED : undefined,
         );
       }, fail);
     };

@@ -19,6 +19,9 @@ export class EventStream {
   /** The status and headers went out: refusals can no longer be HTTP statuses. */
   started = false;
   private unsent = 0;
+  /** uWS holds bytes the socket has not taken: what is written meanwhile waits here, see `drain`. */
+  private backedUp = false;
+  private held: Buffer[] = [];
   private readonly onEnd: (() => void)[] = [];
   /** What is written while `batch` runs, written at its end. */
   private batched: (string | Buffer)[] | undefined;
@@ -40,10 +43,7 @@ export class EventStream {
       this.headers = [...headers, ['content-encoding', 'gzip']];
     }
     res.onAborted(() => this.ended());
-    res.onWritable(() => {
-      this.unsent = 0;
-      return true;
-    });
+    res.onWritable(() => this.drain());
   }
 
   /** Bytes written that the reader has not taken in yet (as far as uWS has told). */
@@ -121,7 +121,7 @@ export class EventStream {
   end(status: number, body: string): void {
     if (this.closed) return;
     this.res.cork(() => {
-      if (this.started) this.res.end(this.gzip?.end());
+      if (this.started) this.res.end(Buffer.concat([...this.held.splice(0), this.gzip?.end() ?? NOTHING]));
       else endAnswer(this.res.writeStatus(statusLine(status)).writeHeader('content-type', 'application/json; charset=utf-8'), body, this.head);
     });
     this.ended();
@@ -140,18 +140,44 @@ export class EventStream {
     if (this.closed) return;
     if (!this.started) parts.unshift(this.preamble);
     const bytes = this.gzip === undefined ? joined(parts) : this.gzip.piece(packed(parts));
-    this.res.cork(() => {
-      if (!this.started) {
-        this.started = true;
-        this.res.writeStatus('200 OK');
-        for (const [name, value] of this.headers) this.res.writeHeader(name, value);
-      }
-      if (!this.res.write(bytes)) this.unsent += bytes.length;
-    });
+    if (this.backedUp) {
+      const held = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+      this.held.push(held);
+      this.unsent += held.length;
+    } else
+      this.res.cork(() => {
+        if (!this.started) {
+          this.started = true;
+          this.res.writeStatus('200 OK');
+          for (const [name, value] of this.headers) this.res.writeHeader(name, value);
+        }
+        if (!this.res.write(bytes)) {
+          this.backedUp = true;
+          this.unsent += bytes.length;
+        }
+      });
     if (this.unsent > this.maxUnsent) {
       this.res.close();
       this.ended();
     }
+  }
+
+  /**
+   * The socket took bytes in. uWS sends what it holds only when something is written (a response
+   * with a writable handler is not drained on its own), and retries, and shifts what is left, on
+   * every write: so what came meanwhile goes now as one write, or a piece that shows nothing when
+   * nothing came, and the backlog drains at the reader's pace rather than at the next event's.
+   */
+  private drain(): boolean {
+    if (this.closed) return true;
+    const bytes = this.held.length > 0 ? Buffer.concat(this.held.splice(0)) : this.gzip === undefined ? KEEP_GOING : this.gzip.piece(NOTHING_PACKED);
+    let written = true;
+    this.res.cork(() => {
+      written = this.res.write(bytes);
+    });
+    this.backedUp = !written;
+    this.unsent = written ? 0 : bytes.length;
+    return true;
   }
 
   private ended(): void {
@@ -160,6 +186,11 @@ export class EventStream {
     for (const listener of this.onEnd.splice(0)) listener();
   }
 }
+
+const NOTHING = Buffer.alloc(0);
+/** Written to drain a backed-up stream when nothing else is to go: an empty comment (plain), an empty deflate block (gzipped). */
+const KEEP_GOING = Buffer.from(':\n\n');
+const NOTHING_PACKED = pack(NOTHING);
 
 /** The stream's first line: the browser waits this long before it reconnects. */
 const RECONNECT_AFTER = 'retry:1000\n\n';

@@ -141,10 +141,7 @@ export class UserService {
 
   /** True when none of the users changed since `stamp` (taken before something was made from them), as far as this node can know. */
   unchangedSince(app: Application, userIds: Iterable<string>, stamp: number): boolean {
-    return this.cache.unchangedSince(
-      Array.from(userIds, (userId) => cacheKey(app, userId)),
-      stamp,
-    );
+    return this.cache.unchangedSince(cacheKeys(app, userIds), stamp);
   }
 
   /**
@@ -261,6 +258,11 @@ export class UserService {
     if (user !== undefined) this.cache.changed(app.id, cacheKey(app, user.userId), user, since);
     return user;
   }
+}
+
+/** The users' cache keys, made as they are looked at: when nothing changed since a stamp, none is. */
+function* cacheKeys(app: Application, userIds: Iterable<string>): Generator<string> {
+  for (const userId of userIds) yield cacheKey(app, userId);
 }
 
 class RaceLost extends Error {}

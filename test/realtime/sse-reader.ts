@@ -17,7 +17,8 @@ export class SseReader {
   private readonly abort = new AbortController();
   private done: Promise<void> = Promise.resolve();
 
-  static async open(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
+  /** `readAfterMs`: the body is left unread that long first (a reader slow to take in what is sent). */
+  static async open(url: string, headers: Record<string, string> = {}, readAfterMs = 0): Promise<SseReader> {
     const reader = new SseReader();
     const res = await fetch(url, { headers, signal: reader.abort.signal });
     reader.status = res.status;
@@ -26,7 +27,8 @@ export class SseReader {
       reader.body = await res.text();
       return reader;
     }
-    reader.done = reader.read(res.body as ReadableStream<Uint8Array>).catch(() => {});
+    const body = res.body as ReadableStream<Uint8Array>;
+    reader.done = new Promise((r) => setTimeout(r, readAfterMs)).then(() => reader.read(body)).catch(() => {});
     return reader;
   }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import { internal, on, send } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
 import type { FeedPage, LiveMessage } from '../../realtime/live.js';
-import { SharedAnswers } from '../../shared-answers.js';
+import { SharedAnswers, withItsAnswer } from '../../shared-answers.js';
 import { SingleFlight } from '../../single-flight.js';
 import type { EventViews } from '../services/event-views.js';
 import type { RoomDirectory } from '../services/room-directory.js';
@@ -92,7 +92,7 @@ export class RoomFeeds {
     this.checkHead = bus.kind !== 'memory';
     this.latestPages = new LatestPages({ db: deps.db, log: deps.log, views: deps.views, users: deps.users, maxBytes: deps.latestBytes });
     this.catchUp = new CatchUpBlocks({ db: deps.db, log: deps.log, views: deps.views, commits: deps.commits, maxBytes: deps.catchUpBytes });
-    this.pages = new SharedAnswers({ name: 'feed_page', maxBytes: deps.latestBytes, sizeOf: (page) => page.length });
+    this.pages = new SharedAnswers({ name: 'feed_page', maxBytes: deps.latestBytes, sizeOf: (page) => withItsAnswer(page.length) });
     on(bus, internal.roomRingReset, (_appId, roomId) => this.dropRing(roomId));
     this.leases = new FeedLeases(bus, (roomId) => this.dropRing(roomId));
     bus.onReconnect(() => {

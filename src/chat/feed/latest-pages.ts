@@ -2,7 +2,7 @@ import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { jsonOnce } from '../../json-once.js';
-import { SharedAnswers } from '../../shared-answers.js';
+import { SharedAnswers, withItsAnswer } from '../../shared-answers.js';
 import type { UserService } from '../../users/service.js';
 import type { EventViews } from '../services/event-views.js';
 import type { EventView } from '../views.js';
@@ -50,7 +50,8 @@ export class LatestPages {
   private readonly rows: LatestRows;
 
   constructor(private readonly deps: LatestPagesDeps) {
-    this.pages = new SharedAnswers({ name: 'latest_page', maxBytes: deps.maxBytes, sizeOf: (page) => page.tail.length * 2 });
+    // The page's JSON and its answer, and about as much again for its events' views.
+    this.pages = new SharedAnswers({ name: 'latest_page', maxBytes: deps.maxBytes, sizeOf: (page) => withItsAnswer(page.tail.length) + page.tail.length });
     this.rows = new LatestRows(deps.db, deps.log, SHADOWED_HELD);
   }
 

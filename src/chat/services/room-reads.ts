@@ -2,7 +2,7 @@ import type { Application } from '../../apps/types.js';
 import type { Db } from '../../db/client.js';
 import type { CommitVersions } from '../../db/commit-versions.js';
 import { listPayload, stringCursor } from '../../http/cursor.js';
-import { atVersionOrSince, SharedAnswers, type Freshness } from '../../shared-answers.js';
+import { atVersionOrSince, SharedAnswers, withItsAnswer, type Freshness } from '../../shared-answers.js';
 import { roomDetailsVersion, roomsPageVersion, type RoomFilter } from '../store/rooms.js';
 import { roomView, type RoomView } from '../views.js';
 import type { RoomDirectory } from './room-directory.js';
@@ -46,8 +46,8 @@ export class RoomReads {
   private readonly lists: SharedAnswers<Buffer>;
 
   constructor(private readonly deps: RoomReadsDeps) {
-    this.details = new SharedAnswers({ name: 'room_details', maxBytes: deps.maxBytes, sizeOf: (details) => details.json.length, expiresAt: (details) => details.until });
-    this.lists = new SharedAnswers({ name: 'rooms_list', maxBytes: deps.maxBytes, sizeOf: (answer) => answer.length });
+    this.details = new SharedAnswers({ name: 'room_details', maxBytes: deps.maxBytes, sizeOf: (details) => withItsAnswer(details.json.length), expiresAt: (details) => details.until });
+    this.lists = new SharedAnswers({ name: 'rooms_list', maxBytes: deps.maxBytes, sizeOf: (answer) => withItsAnswer(answer.length) });
   }
 
   /** chat.room with the moderation lists the SDKs read, for a request that began at `began` (performance.now()). */

@@ -1,7 +1,7 @@
 import { ChangeClock } from '../../change-clock.js';
 import { internal, on, send } from '../../internal-messages.js';
 import type { Bus } from '../../realtime/bus.js';
-import { SharedAnswers } from '../../shared-answers.js';
+import { SharedAnswers, withItsAnswer } from '../../shared-answers.js';
 
 const ALL = '*';
 /** Conversations whose last change is remembered at most (see ChangeClock). */
@@ -29,7 +29,7 @@ export class PageCache {
     private readonly bus: Bus,
     maxBytes: number,
   ) {
-    this.pages = new SharedAnswers({ name: 'comment_page', maxBytes, sizeOf: (page) => page.json.length, expiresAt: (page) => page.expires });
+    this.pages = new SharedAnswers({ name: 'comment_page', maxBytes, sizeOf: (page) => withItsAnswer(page.json.length), expiresAt: (page) => page.expires });
     // A user's change alters the authors a page of their app may show.
     on(bus, internal.userChanged, (appId) => this.changes.changed(appId));
     on(bus, internal.commentsChanged, (appId, ids) => {

@@ -1,6 +1,6 @@
 import type { Application } from '../../apps/types.js';
 import { ChangeClock } from '../../change-clock.js';
-import { atVersionOrSince, SharedAnswers } from '../../shared-answers.js';
+import { atVersionOrSince, SharedAnswers, withItsAnswer } from '../../shared-answers.js';
 import { standingsView } from '../views.js';
 import type { PollReads } from './poll-reads.js';
 import type { StandingsPush } from './standings.js';
@@ -34,7 +34,7 @@ export class PollStandings {
   private readonly changes = new ChangeClock(REMEMBERED_POLLS);
 
   constructor(private readonly deps: PollStandingsDeps) {
-    this.answers = new SharedAnswers({ name: 'poll_standings', maxBytes: deps.maxBytes, sizeOf: (answer) => answer.length });
+    this.answers = new SharedAnswers({ name: 'poll_standings', maxBytes: deps.maxBytes, sizeOf: (answer) => withItsAnswer(answer.length) });
   }
 
   changed(pollIds: Iterable<string>): void {
