@@ -169,7 +169,8 @@ export class EventStream {
    * nothing came, and the backlog drains at the reader's pace rather than at the next event's.
    */
   private drain(): boolean {
-    if (this.closed) return true;
+    // Before the stream opened nothing is held: a write now would go out ahead of its status and headers.
+    if (this.closed || !this.started) return true;
     const bytes = this.held.length > 0 ? Buffer.concat(this.held.splice(0)) : this.gzip === undefined ? KEEP_GOING : this.gzip.piece(NOTHING_PACKED);
     let written = true;
     this.res.cork(() => {
