@@ -14,6 +14,9 @@ export class SseReader {
   status = 0;
   headers = new Headers();
   body = '';
+  /** Bytes of the stream read (after fetch undid any content encoding), and why reading it failed, if it did. */
+  bytes = 0;
+  failure: string | undefined;
   private readonly abort = new AbortController();
   private done: Promise<void> = Promise.resolve();
 
@@ -28,7 +31,11 @@ export class SseReader {
       return reader;
     }
     const body = res.body as ReadableStream<Uint8Array>;
-    reader.done = new Promise((r) => setTimeout(r, readAfterMs)).then(() => reader.read(body)).catch(() => {});
+    reader.done = new Promise((r) => setTimeout(r, readAfterMs))
+      .then(() => reader.read(body))
+      .catch((err: Error) => {
+        reader.failure = err.message;
+      });
     return reader;
   }
 
@@ -36,6 +43,7 @@ export class SseReader {
     const decoder = new TextDecoder();
     let buffer = '';
     for await (const chunk of body) {
+      this.bytes += chunk.length;
       buffer += decoder.decode(chunk, { stream: true });
       for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         this.parse(buffer.slice(0, end));
@@ -73,7 +81,10 @@ export class SseReader {
   async count(count: number, ms = 10_000): Promise<SseEvent[]> {
     const deadline = Date.now() + ms;
     while (this.events.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} events, got ${this.events.length}: ${JSON.stringify(this.events)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `expected ${count} events, got ${this.events.length} (status ${this.status}, ${this.comments} comments, ${this.bytes} bytes read${this.failure === undefined ? '' : `, reading failed: ${this.failure}`}): ${JSON.stringify(this.events).slice(0, 2000)}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
     return this.events;
