@@ -20,8 +20,7 @@ export class SseReader {
   private readonly abort = new AbortController();
   private done: Promise<void> = Promise.resolve();
 
-  /** `readAfterMs`: the body is left unread that long first (a reader slow to take in what is sent). */
-  static async open(url: string, headers: Record<string, string> = {}, readAfterMs = 0): Promise<SseReader> {
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
     const reader = new SseReader();
     const res = await fetch(url, { headers, signal: reader.abort.signal });
     reader.status = res.status;
@@ -30,12 +29,9 @@ export class SseReader {
       reader.body = await res.text();
       return reader;
     }
-    const body = res.body as ReadableStream<Uint8Array>;
-    reader.done = new Promise((r) => setTimeout(r, readAfterMs))
-      .then(() => reader.read(body))
-      .catch((err: Error) => {
-        reader.failure = err.message;
-      });
+    reader.done = reader.read(res.body as ReadableStream<Uint8Array>).catch((err: Error) => {
+      reader.failure = err.message;
+    });
     return reader;
   }
 
