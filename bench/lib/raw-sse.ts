@@ -114,14 +114,11 @@ export class RawSse {
     if (!this.gzipped) return this.parse(this.decoder.write(bytes));
     this.deflated.push(Buffer.from(bytes));
     if (!chunkEnds) return;
-    let chunk = Buffer.concat(this.deflated.splice(0));
-    if (this.headerAhead) {
-      chunk = chunk.subarray(GZIP_HEADER_BYTES);
-      this.headerAhead = false;
-    }
+    const chunk = Buffer.concat(this.deflated.splice(0));
+    const deflated = this.headerAhead ? chunk.subarray(GZIP_HEADER_BYTES) : chunk;
+    this.headerAhead = false;
     try {
       // The stream's last chunk ends the member (a final block and the trailer): what follows the final block is not inflated.
-      const deflated = chunk;
       this.parse(inflatedChunks.of(deflated.toString('latin1'), () => inflateRawSync(deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString()));
     } catch {
       this.socket.destroy();
