@@ -5,12 +5,14 @@
  * server of its own, the built server with rate limits off. The rows are loaded straight into the
  * database while the server is stopped, not through the API. At each end, after a warm-up of each
  * request: server CPU per request (from the server process, /proc) and requests/s for the reads of
- * issue 41's table, the reads of one object by id that nobody read recently (cold: each request a
+ * issue 41's table, the three searches (a word one message, one fan, one room
+ * carries), a post, a join and a like (on Postgres also the CPU of the server's Postgres backends
+ * per request); then, on a server of the same store that keeps no user, room or shared answer in
+ * memory (COLD_ENV), the reads of one object by id that nobody read recently (cold: each request a
  * different article or user, in a random order over the whole store, none read twice, the load
  * ending before it would; on the small store, with fewer than 2,000 of a kind, they are read round
- * and round, as hot objects are), the three searches (a word one message, one fan, one room
- * carries), a post, a join and a like (on Postgres also the CPU of the server's Postgres backends
- * per request); then the time a restart after kill -9 takes to answer /healthz. Prints both ends,
+ * and round, each from the database as the caches keep nothing); then the time a restart after
+ * kill -9 takes to answer /healthz. Prints both ends,
  * their ratio (large/small) and each read's cost as a multiple of the head poll's at each end (on
  * Postgres, the server's and the database's CPU together).
  *
@@ -119,7 +121,6 @@ function measures(app: BenchApp, size: StoreSize, roomId: string, lastSeq: numbe
     { name: 'room details', method: 'GET', path: room },
     { name: 'rooms list (limit 50)', method: 'GET', path: 'chat/rooms?limit=50' },
     { name: 'user by id', method: 'GET', path: `user/users/${speakers[0]}` },
-    ...coldReads(app, size),
     { name: 'search events (one message)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: rareWord('event', SOUGHT) })] },
     { name: 'search events (common word)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: 'message' })] },
     { name: 'search users (one fan)', method: 'POST', path: 'user/search', bodies: () => [JSON.stringify({ name: rareWord('user', SOUGHT) })] },
@@ -150,6 +151,14 @@ async function settled(pid: number): Promise<void> {
 
 const HEAD_POLL = 'updates at the head';
 
+/**
+ * The settings of the server the cold reads are measured on: no user, room or room effect kept,
+ * and shared answers only under 1 KiB (the least CROWD_READS_CACHE takes). On the small store,
+ * whose 50 articles every load reads round and round, each read then costs what reading an
+ * object nobody read recently does, as on the large one.
+ */
+const COLD_ENV = { USER_CACHE_ENTRIES: '0', ROOM_CACHE_ENTRIES: '0', CROWD_READS_CACHE: '1kb' };
+
 async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp: boolean, url: string | undefined): Promise<Result> {
   const pid = server.process.pid as number;
   const left = m.objects?.left();
@@ -177,7 +186,8 @@ async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp:
 }
 
 /** Rate limits off, and no search refused for running beside the others: what a search costs is measured, not its cap. */
-const serverEnv = (dataDir: string, url: string | undefined) => ({
+const serverEnv = (dataDir: string, url: string | undefined, extra: Record<string, string> = {}) => ({
+  ...extra,
   DATA_DIR: dataDir,
   RATE_LIMITS: 'off',
   SEARCH_MAX_CONCURRENT: String(connections),
@@ -201,10 +211,10 @@ async function restartAfterKill(server: SpawnedServer, dataDir: string, url: str
 }
 
 /** The server on this store, tried three times: on a busy shared machine one start may outlast spawnServer's 60 s. */
-async function start(dataDir: string, url: string | undefined): Promise<SpawnedServer> {
+async function start(dataDir: string, url: string | undefined, extra: Record<string, string> = {}): Promise<SpawnedServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnServer(serverEnv(dataDir, url), BUILT, process.env['BENCH_ROOT']);
+      return await spawnServer(serverEnv(dataDir, url, extra), BUILT, process.env['BENCH_ROOT']);
     } catch (err) {
       if (attempt === 3) throw err;
       console.log(`server start ${attempt} failed (${(err as Error).message.split('\n')[0]}); trying again`);
@@ -251,15 +261,24 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
     const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
     const lastseq = readUpdatesCursor(head.cursor);
     const results = new Map<string, Result>();
-    for (const m of measures(app, size, meta.roomId, lastseq, target.speech.id, meta.speakers, name)) {
-      if (only !== undefined && m.name !== HEAD_POLL && !m.name.includes(only)) continue;
-      // Its JIT, its prepared statements and the pages it reads warmed before it is counted.
-      await measure(server, app, m, true, url);
-      const r = await measure(server, app, m, false, url);
-      results.set(m.name, r);
-      console.log(
-        `${name}: ${m.name}: ${r.cpuUs.toFixed(0)} µs CPU/request${url === undefined ? '' : ` (+${r.dbCpuUs.toFixed(0)} µs in Postgres)`}, ${r.requestsPerSec}/s${r.failed > 0 ? `, ${r.failed} failed` : ''}`,
-      );
+    const measureAll = async (list: Measure[], on: SpawnedServer, onApp: BenchApp) => {
+      for (const m of list) {
+        if (only !== undefined && m.name !== HEAD_POLL && !m.name.includes(only)) continue;
+        // Its JIT, its prepared statements and the pages it reads warmed before it is counted.
+        await measure(on, onApp, m, true, url);
+        const r = await measure(on, onApp, m, false, url);
+        results.set(m.name, r);
+        console.log(
+          `${name}: ${m.name}: ${r.cpuUs.toFixed(0)} µs CPU/request${url === undefined ? '' : ` (+${r.dbCpuUs.toFixed(0)} µs in Postgres)`}, ${r.requestsPerSec}/s${r.failed > 0 ? `, ${r.failed} failed` : ''}`,
+        );
+      }
+    };
+    await measureAll(measures(app, size, meta.roomId, lastseq, target.speech.id, meta.speakers, name), server, app);
+    if (coldReads(app, size).some((m) => only === undefined || m.name.includes(only))) {
+      await server.stop();
+      server = await start(dataDir, url, COLD_ENV);
+      const coldApp = benchClient(server.url, meta.appId, meta.token);
+      await measureAll(coldReads(coldApp, size), server, coldApp);
     }
     const restart = await restartAfterKill(server, dataDir, url);
     server = restart.server;

@@ -88,6 +88,8 @@ const EnvSchema = v.object({
   WS_COMPACT_SNAPSHOT: v.optional(wholeNumber, '64'),
   CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
   CROWD_READS_CACHE: v.optional(byteSize, '16mb'),
+  USER_CACHE_ENTRIES: v.optional(wholeNumber, '50000'),
+  ROOM_CACHE_ENTRIES: v.optional(wholeNumber, '20000'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
   WEBHOOK_FAILURE_LIMIT: v.optional(positiveInt, '20'),
   WEBHOOK_LOG_RETENTION: v.optional(duration, '7d'),
@@ -139,6 +141,10 @@ export type Config = {
   catchUpCacheBytes: number;
   /** Bytes each cache of shared crowd reads (first pages of updates, room details, rooms list pages) holds at most. */
   crowdReadsCacheBytes: number;
+  /** Users a node keeps in memory (0: every read from the database). */
+  userCacheEntries: number;
+  /** Rooms, and rooms' effects, a node keeps in memory (0: every read from the database). */
+  roomCacheEntries: number;
   wsIdleTimeoutSeconds: number;
   webhookFailureLimit: number;
   /** Seconds a webhook delivery's log entries and message are kept; 0 keeps them for ever. */
@@ -206,6 +212,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
     catchUpCacheBytes: e.CATCH_UP_CACHE,
     crowdReadsCacheBytes: e.CROWD_READS_CACHE,
+    userCacheEntries: e.USER_CACHE_ENTRIES,
+    roomCacheEntries: e.ROOM_CACHE_ENTRIES,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookLogRetentionSeconds: e.WEBHOOK_LOG_RETENTION,

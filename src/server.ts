@@ -69,7 +69,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     db: database.db,
     bus,
     apps,
-    users: new UserService(database.db, bus, log),
+    users: new UserService(database.db, bus, log, config.userCacheEntries),
     hooks: new PublishHooks(),
     topics,
     shapes,

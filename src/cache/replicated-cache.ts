@@ -5,7 +5,7 @@ import { SingleFlight } from '../single-flight.js';
 export interface ReplicatedCacheOptions<V> {
   /** The internal message that carries this cache's invalidations; its payload names what changed. */
   invalidation: InternalMessage<string>;
-  /** Entries held; storing one more drops the oldest stored. */
+  /** Entries held; storing one more drops the oldest stored (0: none). */
   limit: number;
   /**
    * What an invalidation names, when not the key: a token is looked up by its secret but revoked
@@ -103,7 +103,7 @@ export class ReplicatedCache<V> {
   }
 
   private store(key: string, value: V): void {
-    if (!this.bus.isConnected()) return;
+    if (!this.bus.isConnected() || this.options.limit === 0) return;
     if (this.entries.size >= this.options.limit && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, value);
   }

@@ -29,8 +29,8 @@ import { EVENT_SHAPE } from './views.js';
 /** Every part of the chat core, built once per server, each from exactly what it uses. */
 function buildChat(core: Core) {
   const { config, log, db, bus, apps, users, hooks, searches, limits } = core;
-  const rooms = new RoomDirectory({ db, bus, log });
-  const effects = new RoomEffects({ db, bus });
+  const rooms = new RoomDirectory({ db, bus, log, cacheEntries: config.roomCacheEntries });
+  const effects = new RoomEffects({ db, bus, cacheEntries: config.roomCacheEntries });
   const views = new EventViews({ db, users });
   const feeds = new RoomFeeds({ db, log, bus, rooms, views, users, commits: core.database.commits, catchUpBytes: config.catchUpCacheBytes, latestBytes: config.crowdReadsCacheBytes });
   const participation = new Participation({ db, log, bus, apps, rooms });

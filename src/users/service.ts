@@ -25,7 +25,6 @@ export interface EnsureOptions {
 
 export type PurgeHandler = (app: Application, userId: string, byUserId: string) => Promise<void>;
 
-const CACHE_LIMIT = 50_000;
 /** A user's cache key; also the payload of `internal.userChanged`. */
 const cacheKeyOf = (pool: string, userId: string) => `${pool}\u0000${userId}`;
 const cacheKey = (app: Application, userId: string) => cacheKeyOf(app.userPool, userId);
@@ -47,8 +46,9 @@ export class UserService {
     private readonly db: Db,
     bus: Bus,
     log: Logger,
+    cacheEntries: number,
   ) {
-    this.cache = new ReplicatedCache<User>(bus, { invalidation: internal.userChanged, limit: CACHE_LIMIT });
+    this.cache = new ReplicatedCache<User>(bus, { invalidation: internal.userChanged, limit: cacheEntries });
     this.lookups = new ReadBatcher({
       read: (keys) =>
         readByScope(

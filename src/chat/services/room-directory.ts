@@ -15,6 +15,8 @@ export interface RoomDirectoryDeps {
   db: Db;
   bus: Bus;
   log: Logger;
+  /** Rooms kept in memory (ROOM_CACHE_ENTRIES). */
+  cacheEntries: number;
 }
 
 /** An app's custom id, as the custom-id reads key it. */
@@ -23,8 +25,6 @@ interface CustomId {
   customId: string;
 }
 const customKey = (c: CustomId) => `${c.appId}\u0000${c.customId}`;
-
-const CACHE_LIMIT = 20_000;
 
 interface Cached {
   room: Room;
@@ -50,7 +50,7 @@ export class RoomDirectory {
   private readonly byCustom: ReadBatcher<CustomId, Room>;
 
   constructor(private readonly deps: RoomDirectoryDeps) {
-    this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: CACHE_LIMIT });
+    this.cache = new ReplicatedCache<Cached>(deps.bus, { invalidation: internal.roomChanged, limit: deps.cacheEntries });
     this.byId = new ReadBatcher({ read: (ids) => findRoomsAnyApp(deps.db, ids), keyOf: (id) => id, keyOfValue: (room) => room.id, log: deps.log, name: 'rooms_by_id' });
     this.byCustom = new ReadBatcher({
       read: (keys) =>

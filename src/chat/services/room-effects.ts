@@ -9,9 +9,9 @@ import type { RoomEffect, RoomEffectKind } from '../types.js';
 export interface RoomEffectsDeps {
   db: Db;
   bus: Bus;
+  /** Rooms kept in memory (ROOM_CACHE_ENTRIES). */
+  cacheEntries: number;
 }
-
-const CACHE_LIMIT = 20_000;
 
 const inForce = (e: RoomEffect, now: number) => e.expires === null || e.expires.getTime() > now;
 
@@ -23,7 +23,7 @@ export class RoomEffects {
   private readonly cache: ReplicatedCache<RoomEffect[]>;
 
   constructor(private readonly deps: RoomEffectsDeps) {
-    this.cache = new ReplicatedCache<RoomEffect[]>(deps.bus, { invalidation: internal.roomEffectsChanged, limit: CACHE_LIMIT });
+    this.cache = new ReplicatedCache<RoomEffect[]>(deps.bus, { invalidation: internal.roomEffectsChanged, limit: deps.cacheEntries });
   }
 
   async list(_app: Application, roomId: string): Promise<RoomEffect[]> {
