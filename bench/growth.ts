@@ -110,8 +110,8 @@ function coldReads(app: BenchApp, size: StoreSize): Measure[] {
   ];
 }
 
-/** The requests measured, in order (the join's new fans are the like's likers); the head poll first. */
-function measures(app: BenchApp, size: StoreSize, roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): Measure[] {
+/** The requests measured on the server of default settings, in order (the join's new fans are the like's likers); the head poll first. */
+function measures(roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): Measure[] {
   const fans = Array.from({ length: 50_000 }, (_, i) => `${end}-fan${i}`);
   const room = `chat/rooms/${roomId}`;
   return [
@@ -273,7 +273,7 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
         );
       }
     };
-    await measureAll(measures(app, size, meta.roomId, lastseq, target.speech.id, meta.speakers, name), server, app);
+    await measureAll(measures(meta.roomId, lastseq, target.speech.id, meta.speakers, name), server, app);
     if (coldReads(app, size).some((m) => only === undefined || m.name.includes(only))) {
       await server.stop();
       server = await start(dataDir, url, COLD_ENV);
