@@ -4,15 +4,15 @@
  * users; an article is a room, a conversation and a poll, see bench/lib/grow-store.ts), each end a
  * server of its own, the built server with rate limits off. The rows are loaded straight into the
  * database while the server is stopped, not through the API. At each end, after a warm-up of each
- * request: server CPU per request (from the server process, /proc) and requests/s for the reads of
- * issue 41's table, the three searches (a word one message, one fan, one room
- * carries), a post, a join and a like (on Postgres also the CPU of the server's Postgres backends
- * per request); then, on a server of the same store that keeps no user, room or shared answer in
- * memory (COLD_ENV), the reads of one object by id that nobody read recently (cold: each request a
- * different article or user, in a random order over the whole store, none read twice, the load
- * ending before it would; on the small store, with fewer than 2,000 of a kind, they are read round
- * and round, each from the database as the caches keep nothing); then the time a restart after
- * kill -9 takes to answer /healthz. Prints both ends,
+ * request: server CPU per request (from the server process, /proc; on Postgres also the CPU of
+ * the server's Postgres backends) and requests/s, first for the reads of issue 41's table; then,
+ * on the same store restarted to keep no user, room or shared answer in memory (COLD_ENV), for the
+ * reads of one object by id that nobody read recently (cold: each request a different article or
+ * user, in a random order over the whole store, none read twice, the load ending before it would;
+ * on the small store, with fewer than 2,000 of a kind, they are read round and round, each from the
+ * database as the caches keep nothing); then, restarted as it was, for the three searches (a word
+ * one message, one fan, one room carries), a post, a join and a like; last the time a restart
+ * after kill -9 takes to answer /healthz. Prints both ends,
  * their ratio (large/small) and each read's cost as a multiple of the head poll's at each end (on
  * Postgres, the server's and the database's CPU together).
  *
@@ -110,17 +110,23 @@ function coldReads(app: BenchApp, size: StoreSize): Measure[] {
   ];
 }
 
-/** The requests measured on the server of default settings, in order (the join's new fans are the like's likers); the head poll first. */
-function measures(roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): Measure[] {
+/**
+ * The requests measured on the server of default settings, in order: reads (the head poll first),
+ * then searches and writes (the join's new fans are the like's likers), which the cold reads are
+ * measured between: a server started on a store just written to tends it meanwhile.
+ */
+function measures(roomId: string, lastSeq: number, eventId: string, speakers: string[], end: string): { reads: Measure[]; rest: Measure[] } {
   const fans = Array.from({ length: 50_000 }, (_, i) => `${end}-fan${i}`);
   const room = `chat/rooms/${roomId}`;
-  return [
+  const reads: Measure[] = [
     { name: HEAD_POLL, method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq)}` },
     { name: 'updates 100 behind', method: 'GET', path: `${room}/updates?cursor=${updatesCursor(lastSeq - 100)}` },
     { name: 'updates without cursor', method: 'GET', path: `${room}/updates` },
     { name: 'room details', method: 'GET', path: room },
     { name: 'rooms list (limit 50)', method: 'GET', path: 'chat/rooms?limit=50' },
     { name: 'user by id', method: 'GET', path: `user/users/${speakers[0]}` },
+  ];
+  const rest: Measure[] = [
     { name: 'search events (one message)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: rareWord('event', SOUGHT) })] },
     { name: 'search events (common word)', method: 'POST', path: 'chat/searchevents', bodies: () => [JSON.stringify({ roomid: roomId, body: 'message' })] },
     { name: 'search users (one fan)', method: 'POST', path: 'user/search', bodies: () => [JSON.stringify({ name: rareWord('user', SOUGHT) })] },
@@ -135,6 +141,7 @@ function measures(roomId: string, lastSeq: number, eventId: string, speakers: st
       bodies: () => [true, false].flatMap((reacted) => speakers.map((userid) => JSON.stringify({ userid, reaction: 'like', reacted }))),
     },
   ];
+  return { reads, rest };
 }
 
 /**
@@ -273,13 +280,21 @@ async function end(name: string, size: StoreSize): Promise<{ results: Map<string
         );
       }
     };
-    await measureAll(measures(meta.roomId, lastseq, target.speech.id, meta.speakers, name), server, app);
+    const { reads, rest } = measures(meta.roomId, lastseq, target.speech.id, meta.speakers, name);
+    await measureAll(reads, server, app);
+    /** The server started again on this store with `env`, and a client of it. */
+    const restarted = async (env: Record<string, string>) => {
+      await server?.stop();
+      const again = await start(dataDir, url, env);
+      server = again;
+      return { on: again, client: benchClient(again.url, meta.appId, meta.token) };
+    };
     if (coldReads(app, size).some((m) => only === undefined || m.name.includes(only))) {
-      await server.stop();
-      server = await start(dataDir, url, COLD_ENV);
-      const coldApp = benchClient(server.url, meta.appId, meta.token);
-      await measureAll(coldReads(coldApp, size), server, coldApp);
-    }
+      const cold = await restarted(COLD_ENV);
+      await measureAll(coldReads(cold.client, size), cold.on, cold.client);
+      const plain = await restarted({});
+      await measureAll(rest, plain.on, plain.client);
+    } else await measureAll(rest, server, app);
     const restart = await restartAfterKill(server, dataDir, url);
     server = restart.server;
     console.log(`${name}: restart after kill -9: ${restart.ms.toFixed(0)} ms`);
