@@ -29,7 +29,16 @@ export function userOfRow(r: User): User {
   return { ...r, bannedUntil: atOrNull(r.bannedUntil), shadowBannedUntil: atOrNull(r.shadowBannedUntil), mutedUntil: atOrNull(r.mutedUntil), added: at(r.added), whenModified: at(r.whenModified) };
 }
 
-const FIND_USERS = statementOnce<User>('users_find_many', sql`select ${USER_COLUMNS} from users where pool = ${sql.placeholder('pool')} and user_id = any(${sql.placeholder('userIds')}::text[])`);
+/**
+ * Each wanted id looked up on its own (the primary key): written as `user_id = any(ids)`, Postgres's
+ * generic plan for a pool of a few hundred users took the trigram index of user ids (search) and
+ * spent 2.6–3.6 ms on 10 users where this takes 0.2 ms.
+ */
+const FIND_USERS = statementOnce<User>(
+  'users_find_many',
+  sql`select found.* from unnest(${sql.placeholder('userIds')}::text[]) as wanted(id)
+    cross join lateral (select ${USER_COLUMNS} from users where pool = ${sql.placeholder('pool')} and user_id = wanted.id) as found`,
+);
 
 /** Users of a pool by id, in one named statement (a crowd's cache misses, the authors of a page). */
 export async function findUsers(q: Queryable, pool: string, userIds: string[]): Promise<User[]> {
