@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, ilike, inArray, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, ilike, or, sql } from 'drizzle-orm';
 import { textArrayLiteral } from '../db/arrays.js';
 import { rows, statementOnce, type Queryable } from '../db/client.js';
 import { containing, likeEscape } from '../db/like.js';
@@ -46,24 +46,33 @@ export async function findUsers(q: Queryable, pool: string, userIds: string[]): 
   return (await FIND_USERS(q, { pool, userIds: textArrayLiteral(userIds) })).map(userOfRow);
 }
 
+/**
+ * Users of a pool whose lower-case handle is one of `handlesLower`, each looked up on the pool's
+ * handle index (see FIND_USERS: as `handle_lower in (…)`, a small pool's plan took the trigram
+ * index of handles, 0.7–1.4 ms for three handles).
+ */
+function byHandles(q: Queryable, pool: string, handlesLower: string[]): Promise<{ h: string; u: string }[]> {
+  return rows<{ h: string; u: string }>(
+    q,
+    sql`select found.h, found.u from unnest(${textArrayLiteral(handlesLower)}::text[]) as wanted(handle)
+      cross join lateral (select handle_lower as h, user_id as u from users where pool = ${pool} and handle_lower = wanted.handle) as found`,
+  );
+}
+
 /** Of the candidate handles, those held by someone other than `userId`. */
 export async function takenHandles(q: Queryable, pool: string, candidates: string[], userId: string): Promise<Set<string>> {
-  const lowered = candidates.map((c) => c.toLowerCase());
-  const found = await q
-    .select({ h: users.handleLower })
-    .from(users)
-    .where(and(eq(users.pool, pool), inArray(users.handleLower, lowered), ne(users.userId, userId)));
-  return new Set(found.map((r) => r.h));
+  const found = await byHandles(
+    q,
+    pool,
+    candidates.map((c) => c.toLowerCase()),
+  );
+  return new Set(found.filter((r) => r.u !== userId).map((r) => r.h));
 }
 
 /** User ids of the given handles (lower case) in a pool, in one query. */
 export async function usersByHandle(q: Queryable, pool: string, handlesLower: string[]): Promise<Map<string, string>> {
   if (handlesLower.length === 0) return new Map();
-  const found = await q
-    .select({ handle: users.handleLower, userId: users.userId })
-    .from(users)
-    .where(and(eq(users.pool, pool), inArray(users.handleLower, handlesLower)));
-  return new Map(found.map((r) => [r.handle, r.userId]));
+  return new Map((await byHandles(q, pool, handlesLower)).map((r) => [r.h, r.u]));
 }
 
 /** Inserts a new user; undefined when the userid already exists (a concurrent create won). */
