@@ -13,8 +13,8 @@
  * database as the caches keep nothing); then, restarted as it was, for the three searches (a word
  * one message, one fan, one room carries), a post, a join and a like; last the time a restart
  * after kill -9 takes to answer /healthz. Prints both ends,
- * their ratio (large/small) and each read's cost as a multiple of the head poll's at each end (on
- * Postgres, the server's and the database's CPU together).
+ * their ratio (large/small), each read's cost as a multiple of the head poll's at each end (on
+ * Postgres, the server's and the database's CPU together) and the ratio of those multiples.
  *
  *   npm run bench:growth                                   # embedded
  *   DATABASE_URL=postgres://… npm run bench:growth         # Postgres (fresh databases {name}_growth_small/_large)
@@ -312,7 +312,8 @@ const small = await end('small', SMALL);
 const large = await end('large', LARGE);
 /** CPU per request, the server's and on Postgres the database's too. */
 const total = (r: Result) => r.cpuUs + r.dbCpuUs;
-const timesHead = (r: Result, results: Map<string, Result>) => (total(r) / total(results.get(HEAD_POLL) as Result)).toFixed(2);
+const headShare = (r: Result, results: Map<string, Result>) => total(r) / total(results.get(HEAD_POLL) as Result);
+const timesHead = (r: Result, results: Map<string, Result>) => headShare(r, results).toFixed(2);
 const rows = [...small.results].map(([name, s]) => {
   const l = large.results.get(name) as Result;
   return {
@@ -322,6 +323,8 @@ const rows = [...small.results].map(([name, s]) => {
     ratio: (l.cpuUs / s.cpuUs).toFixed(2),
     'small ×head': timesHead(s, small.results),
     'large ×head': timesHead(l, large.results),
+    // The growth with each end measured against its own head poll: a machine whose speed drifted between the two ends moves both alike.
+    '×head ratio': (headShare(l, large.results) / headShare(s, small.results)).toFixed(2),
     ...(databaseUrl === undefined
       ? {}
       : { 'small db µs': Math.round(s.dbCpuUs), 'large db µs': Math.round(l.dbCpuUs), 'db ratio': (l.dbCpuUs / s.dbCpuUs).toFixed(2), 'total ratio': (total(l) / total(s)).toFixed(2) }),
@@ -337,6 +340,7 @@ rows.push({
   ratio: (large.restartMs / small.restartMs).toFixed(2),
   'small ×head': '',
   'large ×head': '',
+  '×head ratio': '',
   'small /s': 0,
   'large /s': 0,
   failed: 0,
