@@ -10,6 +10,7 @@ import { CorsPolicy } from './http/cors.js';
 import { Drain } from './http/drain.js';
 import type { RouteDef } from './http/route.js';
 import { createHttpApp } from './http/server.js';
+import { listenExclusively } from './http/listen.js';
 import type { Logger } from './logger.js';
 import { manageRoutes } from './manage/routes.js';
 import { attachMetrics } from './metrics/endpoint.js';
@@ -100,7 +101,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   if (database.pool !== undefined) metricSources.pool('main', database.pool);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`Cannot listen on ${config.host}:${config.port}`))));
+    listenExclusively(app, config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`Cannot listen on ${config.host}:${config.port}`))));
   });
   const port = us_socket_local_port(listenSocket);
   log.info({ host: config.host, port, database: database.kind, bus: bus.kind }, 'listening');

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { buildServerIfStale } from './built-server.js';
 import { freshDataDir } from './data-template.js';
+import { freePort } from './free-port.js';
+
+export { freePort };
 
 export const MANAGE_TOKEN = 'test-manage-token-0123456789';
 /** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
@@ -33,17 +35,6 @@ export interface SpawnedServer {
 /** This process has made sure dist/ is as new as src/ (the suites' global setups do it before any file runs, so files never build at once). */
 let builtChecked: Promise<void> | undefined;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
 /**
  * Starts the real server (built from src/ into dist/, of this checkout unless `root` names another) as its own process on a free loopback port. It uses
  * DATABASE_URL / REDIS_URL from the environment when set, else a fresh embedded database. It stops without the
@@ -56,7 +47,22 @@ export async function spawnServer(env: Record<string, string> = {}, entry = BUIL
     await builtChecked;
   }
   // A restart passes the port the process it replaces had.
-  const port = env['PORT'] === undefined ? await freePort() : Number(env['PORT']);
+  if (env['PORT'] !== undefined) return startProcess(Number(env['PORT']), env, entry, root, launcher);
+  // freePort's port is free only until another file's server takes it: the server, listening exclusively, then does not start, and this one tries another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startProcess(await freePort(), env, entry, root, launcher);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const PORT_ATTEMPTS = 5;
+
+class PortTaken extends Error {}
+
+async function startProcess(port: number, env: Record<string, string>, entry: string[], root: string, launcher: string[]): Promise<SpawnedServer> {
   const dataDir = env['DATA_DIR'] ?? freshDataDir();
   const ownsDataDir = env['DATA_DIR'] === undefined;
   const [command, ...args] = [...launcher, process.execPath, ...NODE_FLAGS, ...SUITE_NODE_FLAGS, ...entry] as [string, ...string[]];
@@ -91,7 +97,12 @@ export async function spawnServer(env: Record<string, string> = {}, entry = BUIL
   // A first start on the embedded default creates its database (initdb): seconds of CPU, more on a busy machine.
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exitOf(child) !== undefined) throw new Error(`server exited with ${child.exitCode ?? child.signalCode}:\n${output}`);
+    if (exitOf(child) !== undefined) {
+      if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+      await Promise.race([outputClosed, new Promise((r) => setTimeout(r, 1000))]);
+      const message = `server exited with ${child.exitCode ?? child.signalCode}:\n${output}`;
+      throw output.includes('Cannot listen on ') ? new PortTaken(message) : new Error(message);
+    }
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) break;
