@@ -1,42 +1,43 @@
-import { parse, protocol, type PGlite } from '@electric-sql/pglite';
-import { bindMessage, rowsOfAnswer, type NotificationListener } from './pglite-wire.js';
+import { protocol, type PGlite } from '@electric-sql/pglite';
+import { bindMessage, type DescribedStatement, describedStatement, rowsOfAnswer, type NotificationListener } from './pglite-wire.js';
 
 /** Runs a named statement: `name` always stands for the same `text`. */
 export type NamedQuery = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 
 const { serialize } = protocol;
 /** What follows every bind: the same bytes each call, so made once. */
-const RUN = Buffer.concat([serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+const RUN = Buffer.concat([serialize.execute({}), serialize.sync()]);
 
 /**
  * Named statements on PGlite. Its `query` parses, describes and plans the text on every call, in
  * six protocol exchanges; a chat append spent two thirds of its CPU there. Here a statement is
- * parsed and described once, then each call binds, executes and syncs in one exchange. Values are
+ * parsed and described once (what it takes and the fields of its rows), then each call binds,
+ * executes and syncs in one exchange. Values are
  * serialised and rows parsed with PGlite's own type handlers, as `query` does (the bind written
  * and the rows read with Node's Buffer, see pglite-wire.ts). The call holds both of PGlite's
  * locks, as `query` does, so it never runs inside another caller's transaction. Notifications a
  * statement commits go to `heard`.
  */
 export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): NamedQuery {
-  /** Parameter type ids of each statement prepared on this connection. */
-  const prepared = new Map<string, number[]>();
+  /** Each statement prepared on this connection, as Describe told it. */
+  const prepared = new Map<string, DescribedStatement>();
 
-  async function prepare(name: string, text: string): Promise<number[]> {
+  async function prepare(name: string, text: string): Promise<DescribedStatement> {
     const known = prepared.get(name);
     if (known !== undefined) return known;
-    const described = await client.execProtocol(Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), { syncToFs: false });
-    const types = parse.parseDescribeStatementResults(described.messages);
-    prepared.set(name, types);
-    return types;
+    const answer = await client.execProtocolRaw(Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), { syncToFs: false });
+    const described = describedStatement(Buffer.from(answer), client.parsers);
+    prepared.set(name, described);
+    return described;
   }
 
   return (name, text, values) =>
     client._runExclusiveTransaction(() =>
       client._runExclusiveQuery(async () => {
-        const types = await prepare(name, text);
+        const { parameterTypes, fields } = await prepare(name, text);
         const params = values.map((value, i) => {
           if (value === null || value === undefined) return null;
-          const serializer = client.serializers[types[i] as number];
+          const serializer = client.serializers[parameterTypes[i] as number];
           return String(serializer === undefined ? value : serializer(value));
         });
         const chunks: Buffer[] = [];
@@ -45,7 +46,7 @@ export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): N
           syncToFs: true,
           onRawData: (bytes) => chunks.push(Buffer.from(bytes)),
         });
-        return { rows: rowsOfAnswer(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), client.parsers, heard) };
+        return { rows: rowsOfAnswer(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), fields, heard) };
       }),
     );
 }

@@ -5,13 +5,14 @@ type Parsers = Parameters<typeof types.parseType>[2];
 type Parse = (text: string, typeId: number) => unknown;
 
 /** The fields of a RowDescription: each one's name, type id and parser (undefined: kept as text). */
-interface Fields {
+export interface Fields {
   names: string[];
   typeIds: number[];
   parsers: (Parse | undefined)[];
 }
 
 const BIND = 0x42; // 'B'
+const PARAMETER_DESCRIPTION = 0x74; // 't'
 const ROW_DESCRIPTION = 0x54; // 'T'
 const DATA_ROW = 0x44; // 'D'
 const ERROR_RESPONSE = 0x45; // 'E'
@@ -47,32 +48,58 @@ export function bindMessage(statement: string, values: (string | null)[]): Buffe
   return message;
 }
 
+/** A prepared statement as Describe tells it: its parameters' type ids and the fields of its rows (none for a statement that returns no rows). */
+export interface DescribedStatement {
+  parameterTypes: number[];
+  fields: Fields;
+}
+
+/** The answer to Parse, Describe (statement) and Sync: what the statement takes and returns; an error answer throws. */
+export function describedStatement(answer: Buffer, parsers: Parsers): DescribedStatement {
+  const described: DescribedStatement = { parameterTypes: [], fields: NO_FIELDS };
+  forEachMessage(answer, (code, at) => {
+    if (code === PARAMETER_DESCRIPTION) {
+      const count = answer.readInt16BE(at);
+      for (let i = 0; i < count; i++) described.parameterTypes.push(answer.readInt32BE(at + 2 + 4 * i));
+    } else if (code === ROW_DESCRIPTION) described.fields = fieldsOf(answer, at, parsers);
+  });
+  return described;
+}
+
 /**
- * The rows of one extended-protocol exchange, read straight from PGlite's answer bytes. PGlite's
+ * The rows of one extended-protocol exchange, read straight from PGlite's answer bytes, as
+ * `fields` (the statement's, described once when it was prepared: no Describe of each execution,
+ * whose RowDescription the database built and this decoded again for every call). PGlite's
  * own parser copies every field into an ArrayBuffer of its own and decodes it apart, then builds
  * each row with Object.fromEntries: for a page of 50 events that is 1,300 copies, and it cost more
  * than running the statement. Here each text field is decoded from the answer in place. Values
- * go through PGlite's type parsers (`parsers`), as its `query` does, each field's parser looked
- * up once per answer rather than per value (looking it up in the two tables of parsers, keyed
- * by type id, was a third of decoding a row of 30 fields); an error answer throws the
- * DatabaseError PGlite's parser makes of it, as `execProtocol` does. Notifications the exchange
- * committed go to `heard` before the rows are returned (PGlite's own listeners are only told of
- * those its parser sees).
+ * go through PGlite's type parsers, as its `query` does, each field's parser looked up once per
+ * statement rather than per value (looking it up in the two tables of parsers, keyed by type id,
+ * was a third of decoding a row of 30 fields); an error answer throws the DatabaseError PGlite's
+ * parser makes of it, as `execProtocol` does. Notifications the exchange committed go to `heard`
+ * before the rows are returned (PGlite's own listeners are only told of those its parser sees).
  */
-export function rowsOfAnswer(answer: Buffer, parsers: Parsers, heard: NotificationListener): Record<string, unknown>[] {
+export function rowsOfAnswer(answer: Buffer, fields: Fields, heard: NotificationListener): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
-  let fields: Fields = { names: [], typeIds: [], parsers: [] };
+  forEachMessage(answer, (code, at) => {
+    if (code === DATA_ROW) rows.push(rowOf(answer, at, fields));
+    else if (code === NOTIFICATION_RESPONSE) notificationOf(answer, at + 4, heard); // after the sender's process id
+  });
+  return rows;
+}
+
+const NO_FIELDS: Fields = { names: [], typeIds: [], parsers: [] };
+
+/** Calls `each` with every message's code and where its body starts; throws the first error message. */
+function forEachMessage(answer: Buffer, each: (code: number, at: number) => void): void {
   let at = 0;
   while (at + 5 <= answer.length) {
     const code = answer[at] as number;
     const end = at + 1 + answer.readInt32BE(at + 1);
     if (code === ERROR_RESPONSE) throw errorOf(answer.subarray(at, end));
-    if (code === ROW_DESCRIPTION) fields = fieldsOf(answer, at + 5, parsers);
-    else if (code === DATA_ROW) rows.push(rowOf(answer, at + 5, fields));
-    else if (code === NOTIFICATION_RESPONSE) notificationOf(answer, at + 9, heard); // after the sender's process id
+    each(code, at + 5);
     at = end;
   }
-  return rows;
 }
 
 /** A RowDescription's fields, each with its parser as PGlite's parseType would choose it. */
