@@ -42,7 +42,7 @@ export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): N
         });
         const chunks: Buffer[] = [];
         // PGlite lends each chunk of its answer from the database's memory: copied before the next.
-        await client.execProtocolRawStream(Buffer.concat([bindMessage(name, params), RUN]), {
+        await client.execProtocolRawStream(Buffer.concat([bindMessage(name, params, fields.resultFormats), RUN]), {
           syncToFs: true,
           onRawData: (bytes) => chunks.push(Buffer.from(bytes)),
         });

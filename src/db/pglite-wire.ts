@@ -4,12 +4,45 @@ type Parsers = Parameters<typeof types.parseType>[2];
 /** A type's parser, as PGlite calls it: the field's text and its type id. */
 type Parse = (text: string, typeId: number) => unknown;
 
-/** The fields of a RowDescription: each one's name, type id and parser (undefined: kept as text). */
+/** A field sent in binary: its bytes, where they start and how many. */
+type Decode = (answer: Buffer, at: number, length: number) => unknown;
+
+/** The fields of a RowDescription: each one's name, type id, and parser (undefined: kept as text) or binary decoder. */
 export interface Fields {
   names: string[];
   typeIds: number[];
   parsers: (Parse | undefined)[];
+  /** The fields asked for in binary (see BINARY), each with its decoder; undefined for text fields. */
+  decoders: (Decode | undefined)[];
+  /** The Bind message's result format codes: none when every field is text, else one per field (1: binary). */
+  resultFormats: number[];
 }
+
+/** Microseconds since 2000-01-01 (Postgres' epoch) of the largest and smallest timestamps: 'infinity' and '-infinity'. */
+const INFINITY_HIGH = 0x7fffffff;
+const MINUS_INFINITY_HIGH = -0x80000000;
+const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
+
+/**
+ * A timestamptz in binary: 8 bytes of microseconds since 2000-01-01, read as PGlite's text parser
+ * would have read the text (a Date to the millisecond, the text's digits past it dropped; ±Infinity for ±infinity).
+ */
+function timestampOf(answer: Buffer, at: number): Date | number {
+  const high = answer.readInt32BE(at);
+  const low = answer.readUInt32BE(at + 4);
+  if (high === INFINITY_HIGH && low === 0xffffffff) return Number.POSITIVE_INFINITY;
+  if (high === MINUS_INFINITY_HIGH && low === 0) return Number.NEGATIVE_INFINITY;
+  return new Date(POSTGRES_EPOCH_MS + Math.floor((high * 2 ** 32 + low) / 1000));
+}
+
+/**
+ * Types the rows bring in binary: Postgres writes a timestamptz as text digit by digit through its
+ * calendar and time zone code, and the text parser reads it back the same way. (A timestamp
+ * without time zone stays text: PGlite reads its text in the process's local time.)
+ */
+const BINARY: Record<number, Decode> = {
+  1184: timestampOf, // timestamptz
+};
 
 const BIND = 0x42; // 'B'
 const PARAMETER_DESCRIPTION = 0x74; // 't'
@@ -27,8 +60,8 @@ export type NotificationListener = (channel: string, payload: string) => void;
  * of notifications when they stored their payloads (80 KB) that was a tenth of a like's CPU.
  * Buffer does both natively.
  */
-export function bindMessage(statement: string, values: (string | null)[]): Buffer {
-  let size = 1 + 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2;
+export function bindMessage(statement: string, values: (string | null)[], resultFormats: number[]): Buffer {
+  let size = 1 + 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2 + 2 * resultFormats.length;
   const lengths = values.map((v) => (v === null ? -1 : Buffer.byteLength(v)));
   for (const length of lengths) size += 4 + Math.max(length, 0);
   const message = Buffer.allocUnsafe(size);
@@ -44,7 +77,8 @@ export function bindMessage(statement: string, values: (string | null)[]): Buffe
     at = message.writeInt32BE(length, at);
     if (value !== null) at += message.write(value, at);
   });
-  message.writeInt16BE(0, at); // no result format codes: all text
+  at = message.writeInt16BE(resultFormats.length, at);
+  for (const format of resultFormats) at = message.writeInt16BE(format, at);
   return message;
 }
 
@@ -88,7 +122,7 @@ export function rowsOfAnswer(answer: Buffer, fields: Fields, heard: Notification
   return rows;
 }
 
-const NO_FIELDS: Fields = { names: [], typeIds: [], parsers: [] };
+const NO_FIELDS: Fields = { names: [], typeIds: [], parsers: [], decoders: [], resultFormats: [] };
 
 /** Calls `each` with every message's code and where its body starts; throws the first error message. */
 function forEachMessage(answer: Buffer, each: (code: number, at: number) => void): void {
@@ -102,10 +136,10 @@ function forEachMessage(answer: Buffer, each: (code: number, at: number) => void
   }
 }
 
-/** A RowDescription's fields, each with its parser as PGlite's parseType would choose it. */
+/** A RowDescription's fields, each with its parser as PGlite's parseType would choose it, or its binary decoder where PGlite has no parser of its own for the type. */
 function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
   const count = answer.readInt16BE(start);
-  const fields: Fields = { names: [], typeIds: [], parsers: [] };
+  const fields: Fields = { names: [], typeIds: [], parsers: [], decoders: [], resultFormats: [] };
   const defaults = types.parsers as Record<number, Parse | undefined>;
   let at = start + 2;
   for (let i = 0; i < count; i++) {
@@ -114,9 +148,13 @@ function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
     // after the name: table oid (4), column number (2), type oid (4), type size (2), modifier (4), format (2)
     const typeId = answer.readInt32BE(nameEnd + 7);
     fields.typeIds.push(typeId);
-    fields.parsers.push((parsers as Record<number, Parse | undefined> | undefined)?.[typeId] ?? defaults[typeId]);
+    const own = (parsers as Record<number, Parse | undefined> | undefined)?.[typeId];
+    const decoder = own === undefined ? BINARY[typeId] : undefined;
+    fields.parsers.push(own ?? defaults[typeId]);
+    fields.decoders.push(decoder);
     at = nameEnd + 19;
   }
+  if (fields.decoders.some((d) => d !== undefined)) fields.resultFormats = fields.decoders.map((d) => (d === undefined ? 0 : 1));
   return fields;
 }
 
@@ -125,10 +163,10 @@ function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
  * decoded once and each field is a slice of it (a byte is a character then): a decode per field
  * cost a read by id of a 27-column row about a tenth of its CPU.
  */
-function rowOf(answer: Buffer, start: number, { names, typeIds, parsers }: Fields): Record<string, unknown> {
+function rowOf(answer: Buffer, start: number, { names, typeIds, parsers, decoders }: Fields): Record<string, unknown> {
   const count = answer.readInt16BE(start);
   const row: Record<string, unknown> = {};
-  const end = asciiFieldsEnd(answer, start + 2, count);
+  const end = asciiFieldsEnd(answer, start + 2, count, decoders);
   const text = end === undefined ? undefined : answer.toString('latin1', start, end);
   let at = start + 2;
   for (let i = 0; i < count; i++) {
@@ -138,21 +176,26 @@ function rowOf(answer: Buffer, start: number, { names, typeIds, parsers }: Field
       row[names[i] as string] = null;
       continue;
     }
-    const field = text === undefined ? answer.toString('utf8', at, at + length) : text.slice(at - start, at - start + length);
-    const parse = parsers[i];
-    row[names[i] as string] = parse === undefined ? field : parse(field, typeIds[i] as number);
+    const decode = decoders[i];
+    if (decode !== undefined) {
+      row[names[i] as string] = decode(answer, at, length);
+    } else {
+      const field = text === undefined ? answer.toString('utf8', at, at + length) : text.slice(at - start, at - start + length);
+      const parse = parsers[i];
+      row[names[i] as string] = parse === undefined ? field : parse(field, typeIds[i] as number);
+    }
     at += length;
   }
   return row;
 }
 
-/** Where the `count` fields from `at` end, when none holds a byte outside ASCII; undefined otherwise. */
-function asciiFieldsEnd(answer: Buffer, at: number, count: number): number | undefined {
+/** Where the `count` fields from `at` end, when no text field holds a byte outside ASCII; undefined otherwise. */
+function asciiFieldsEnd(answer: Buffer, at: number, count: number, decoders: (Decode | undefined)[]): number | undefined {
   for (let i = 0; i < count; i++) {
     const length = answer.readInt32BE(at);
     at += 4;
     if (length < 0) continue;
-    for (let b = at; b < at + length; b++) if ((answer[b] as number) > 0x7f) return undefined;
+    if (decoders[i] === undefined) for (let b = at; b < at + length; b++) if ((answer[b] as number) > 0x7f) return undefined;
     at += length;
   }
   return at;
