@@ -31,9 +31,10 @@ import { initEmbeddedCluster } from '../src/db/embedded.js';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, benchClient, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
-import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
+import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds, settled } from './lib/cpu.js';
+import { COLD_ENV, coldReads, type Objects } from './lib/cold-reads.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
-import { grown, growStore, growTarget, rareWord, type StoreSize } from './lib/grow-store.js';
+import { growStore, growTarget, rareWord, type StoreSize } from './lib/grow-store.js';
 import { KeptStores, type GrownMeta } from './lib/kept-stores.js';
 import { joinSpeakers } from './lib/limits.js';
 import { buildServerIfStale } from '../test/helpers/built-server.js';
@@ -64,50 +65,6 @@ interface Result {
   dbCpuUs: number;
   requestsPerSec: number;
   failed: number;
-}
-
-/** Objects of one kind in a random order: the path of the next one, and how many requests may still read one not read before (undefined: any number). */
-interface Objects {
-  next(): string;
-  left(): number | undefined;
-}
-
-/** A store with fewer objects of a kind than this is read round and round (each object many times, as a hot one is); a larger one never twice. */
-const ROUND_AND_ROUND_BELOW = 2_000;
-/** Of the objects not read yet, the share the warm-up reads. */
-const WARM_UP_SHARE = 0.1;
-
-function shuffled(count: number, pathOf: (i: number) => string): Objects {
-  const order = Array.from({ length: count }, (_, i) => i + 1);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  let next = 0;
-  return { next: () => pathOf(order[next++ % count] as number), left: () => (count < ROUND_AND_ROUND_BELOW ? undefined : Math.max(0, count - next)) };
-}
-
-/** Reads of one object by id, each request another one (see `shuffled`). */
-function coldReads(app: BenchApp, size: StoreSize): Measure[] {
-  const cold = (name: string, count: number, path: (i: number) => string): Measure => ({
-    name: `cold: ${name}`,
-    method: 'GET',
-    path: path(1),
-    objects: shuffled(count, (i) => {
-      const url = new URL(app.url(path(i)));
-      return url.pathname + url.search;
-    }),
-  });
-  return [
-    cold('room details', size.rooms, (i) => `chat/rooms/${grown.room(i)}`),
-    cold('room by custom id', size.rooms, (i) => `chat/roomsbycustomid/${grown.roomCustomId(i)}`),
-    cold('updates without cursor', size.rooms, (i) => `chat/rooms/${grown.room(i)}/updates`),
-    cold('conversation', size.rooms, (i) => `comment/conversations/${grown.conversation(i)}`),
-    cold('conversation by custom id', size.rooms, (i) => `comment/find/conversation/bycustomid?customid=${grown.conversationCustomId(i)}`),
-    cold('first comment page', size.rooms, (i) => `comment/conversations/${grown.conversation(i)}/comments`),
-    cold('user', size.users, (i) => `user/users/${grown.user(i)}`),
-    cold('poll standings', size.rooms, (i) => `poll/poll/${grown.poll(i)}/standings`),
-  ];
 }
 
 /**
@@ -144,27 +101,10 @@ function measures(roomId: string, lastSeq: number, eventId: string, speakers: st
   return { reads, rest };
 }
 
-/**
- * Waits until the server has finished the requests a load left behind: autocannon stops sending,
- * not the server working, and a slow read's queue would otherwise be counted in the next one.
- */
-async function settled(pid: number): Promise<void> {
-  for (let tries = 0; tries < 600; tries++) {
-    const before = cpuSeconds(pid);
-    await new Promise((r) => setTimeout(r, 250));
-    if (cpuSeconds(pid) - before < 0.02) return;
-  }
-}
-
 const HEAD_POLL = 'updates at the head';
 
-/**
- * The settings of the server the cold reads are measured on: no user, room or room effect kept,
- * and shared answers only under 1 KiB (the least CROWD_READS_CACHE takes). On the small store,
- * whose 50 articles every load reads round and round, each read then costs what reading an
- * object nobody read recently does, as on the large one.
- */
-const COLD_ENV = { USER_CACHE_ENTRIES: '0', ROOM_CACHE_ENTRIES: '0', CROWD_READS_CACHE: '1kb' };
+/** Of the objects not read yet, the share the warm-up reads. */
+const WARM_UP_SHARE = 0.1;
 
 async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp: boolean, url: string | undefined): Promise<Result> {
   const pid = server.process.pid as number;

@@ -59,3 +59,15 @@ export function cpuUsedBetween(before: Map<number, number>, after: Map<number, n
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? seconds);
   return total;
 }
+
+/**
+ * Waits until the server has finished the requests a load left behind: autocannon stops sending,
+ * not the server working, and a slow read's queue would otherwise be counted in the next one.
+ */
+export async function settled(pid: number): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const before = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 250));
+    if (cpuSeconds(pid) - before < 0.02) return;
+  }
+}

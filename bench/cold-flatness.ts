@@ -1,0 +1,119 @@
+/**
+ * Whether reading an object nobody read recently costs as much on a grown store as on a small one
+ * (issue 57), measured so that the machine's drift cancels: bench:growth's kept small and large
+ * stores (GROWTH_STORES; run bench:growth with it once to grow them), each on a server of its own
+ * started with COLD_ENV (no user, room or shared answer kept), both running at once. Each round
+ * measures every read on one end, then on the other, the order alternating from round to round;
+ * the first round warms both and is not counted. Server CPU per request, the median over the
+ * rounds and their spread; each read as a multiple of its end's head poll. Every round sends the
+ * same number of requests to both ends, so that over the run no object of the large store is read
+ * twice (the small store's are read round and round, as in bench:growth). Embedded database only.
+ *
+ *   GROWTH_STORES=/dir npm run bench:cold-flatness
+ *   ROUNDS=8 CONNECTIONS=32 HEAD_SECONDS=2
+ *   HISTORY=1000000 ROOMS=20000 USERS=100000             # the large store, as bench:growth grew it
+ *   BENCH_ROOT=/path/to/checkout                         # another checkout of the server
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { updatesCursor, readUpdatesCursor } from '../src/chat/feed/cursor.js';
+import { buildServerIfStale } from '../test/helpers/built-server.js';
+import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
+import { benchClient } from './lib/app.js';
+import { load } from './lib/autocannon.js';
+import { COLD_ENV, type ColdRead, coldReads } from './lib/cold-reads.js';
+import { cpuSeconds, settled } from './lib/cpu.js';
+import type { StoreSize } from './lib/grow-store.js';
+import { KeptStores } from './lib/kept-stores.js';
+
+const SMALL: StoreSize = { history: 1_000, rooms: 50, users: 250 };
+const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
+const rounds = Number(process.env['ROUNDS'] ?? 8);
+const connections = Number(process.env['CONNECTIONS'] ?? 32);
+const headSeconds = Number(process.env['HEAD_SECONDS'] ?? 2);
+const storesDir = process.env['GROWTH_STORES'];
+if (storesDir === undefined) throw new Error('GROWTH_STORES=/dir is required: the kept stores of bench:growth (run it with GROWTH_STORES once to grow them)');
+const root = process.env['BENCH_ROOT'];
+const kept = new KeptStores(storesDir, root ?? '.', undefined);
+const HEAD_POLL = 'updates at the head';
+
+interface End {
+  name: string;
+  server: SpawnedServer;
+  token: string;
+  dataDir: string;
+  reads: { name: string; path: string; objects?: ColdRead['objects'] }[];
+  /** CPU µs per request of each read, a value per counted round. */
+  costs: Map<string, number[]>;
+}
+
+async function startEnd(name: string, size: StoreSize): Promise<End> {
+  const dataDir = mkdtempSync(join(tmpdir(), `cold-flatness-${name}-`));
+  const meta = await kept.restore(size, dataDir, undefined);
+  if (meta === undefined) throw new Error(`no kept ${name} store of ${JSON.stringify(size)} in ${storesDir}: run GROWTH_STORES=${storesDir} npm run bench:growth first`);
+  const server = await spawnServer({ ...COLD_ENV, DATA_DIR: dataDir, RATE_LIMITS: 'off' }, BUILT, root);
+  const app = benchClient(server.url, meta.appId, meta.token);
+  const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
+  const headPath = new URL(app.url(`chat/rooms/${meta.roomId}/updates?cursor=${updatesCursor(readUpdatesCursor(head.cursor))}`));
+  return { name, server, token: meta.token, dataDir, reads: [{ name: HEAD_POLL, path: headPath.pathname + headPath.search }, ...coldReads(app, size)], costs: new Map() };
+}
+
+/** Server CPU per request of `amount` requests of the read (its objects in turn), or of `headSeconds` of it when it reads one object. */
+async function cost(end: End, read: End['reads'][number], amount: number): Promise<number> {
+  const pid = end.server.process.pid as number;
+  await settled(pid);
+  const before = cpuSeconds(pid);
+  const { objects } = read;
+  const result = await load({
+    url: `${end.server.url}${read.path}`,
+    headers: { 'x-api-token': end.token },
+    connections,
+    ...(objects === undefined ? { durationSeconds: headSeconds } : { durationSeconds: 60, amount, nextPath: objects.next }),
+  });
+  await settled(pid);
+  if (result.non2xx + result.errors > 0) console.log(`${end.name}: ${read.name}: ${result.non2xx + result.errors} failed`);
+  return ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.answered);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+await buildServerIfStale();
+console.log(`cold reads, small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)} side by side: ${rounds} rounds (the first not counted), ${connections} connections`);
+const ends = [await startEnd('small', SMALL), await startEnd('large', LARGE)] as const;
+try {
+  const [small, large] = ends;
+  // Requests per round of each read: the large store's objects of its kind shared out over the rounds.
+  const amounts = large.reads.map((read) => Math.floor((read.objects?.left() ?? 0) / rounds));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, read] of large.reads.entries()) {
+      for (const end of round % 2 === 0 ? [small, large] : [large, small]) {
+        const us = await cost(end, end.reads[i] as End['reads'][number], amounts[i] as number);
+        if (round > 0) end.costs.set(read.name, [...(end.costs.get(read.name) ?? []), us]);
+      }
+    }
+    console.log(`round ${round + 1} of ${rounds} done`);
+  }
+  const head = (end: End) => median(end.costs.get(HEAD_POLL) as number[]);
+  const spread = (values: number[]) => `${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))}`;
+  console.table(
+    large.reads.map(({ name }) => {
+      const [s, l] = [small, large].map((end) => median(end.costs.get(name) as number[])) as [number, number];
+      return {
+        read: name,
+        'small µs': Math.round(s),
+        'large µs': Math.round(l),
+        'large/small': (l / s).toFixed(2),
+        'small ×head': (s / head(small)).toFixed(2),
+        'large ×head': (l / head(large)).toFixed(2),
+        'small spread': spread(small.costs.get(name) as number[]),
+        'large spread': spread(large.costs.get(name) as number[]),
+      };
+    }),
+  );
+} finally {
+  for (const end of ends) {
+    await end.server.stop();
+    rmSync(end.dataDir, { recursive: true, force: true });
+  }
+}
