@@ -43,7 +43,7 @@ interface End {
   server: SpawnedServer;
   token: string;
   dataDir: string;
-  reads: { name: string; path: string; objects?: ColdRead['objects'] }[];
+  reads: { name: string; url: string; objects?: ColdRead['objects'] }[];
   /** CPU µs per request of each read, a value per counted round. */
   costs: Map<string, number[]>;
 }
@@ -55,8 +55,9 @@ async function startEnd(name: string, size: StoreSize): Promise<End> {
   const server = await spawnServer({ ...COLD_ENV, DATA_DIR: dataDir, RATE_LIMITS: 'off' }, BUILT, root);
   const app = benchClient(server.url, meta.appId, meta.token);
   const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
-  const headPath = new URL(app.url(`chat/rooms/${meta.roomId}/updates?cursor=${updatesCursor(readUpdatesCursor(head.cursor))}`));
-  return { name, server, token: meta.token, dataDir, reads: [{ name: HEAD_POLL, path: headPath.pathname + headPath.search }, ...coldReads(app, size)], costs: new Map() };
+  const headUrl = app.url(`chat/rooms/${meta.roomId}/updates?cursor=${updatesCursor(readUpdatesCursor(head.cursor))}`);
+  const cold = coldReads(app, size).map(({ name, path, objects }) => ({ name, url: app.url(path), objects }));
+  return { name, server, token: meta.token, dataDir, reads: [{ name: HEAD_POLL, url: headUrl }, ...cold], costs: new Map() };
 }
 
 /** Server CPU per request of `amount` requests of the read (its objects in turn), or of `headSeconds` of it when it reads one object. */
@@ -66,7 +67,7 @@ async function cost(end: End, read: End['reads'][number], amount: number): Promi
   const before = cpuSeconds(pid);
   const { objects } = read;
   const result = await load({
-    url: `${end.server.url}${read.path}`,
+    url: read.url,
     headers: { 'x-api-token': end.token },
     connections,
     ...(objects === undefined ? { durationSeconds: headSeconds } : { durationSeconds: 60, amount, nextPath: objects.next }),
