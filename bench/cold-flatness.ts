@@ -17,7 +17,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { updatesCursor, readUpdatesCursor } from '../src/chat/feed/cursor.js';
 import { buildServerIfStale } from '../test/helpers/built-server.js';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchClient } from './lib/app.js';
@@ -55,7 +54,7 @@ async function startEnd(name: string, size: StoreSize): Promise<End> {
   const server = await spawnServer({ ...COLD_ENV, DATA_DIR: dataDir, RATE_LIMITS: 'off' }, BUILT, root);
   const app = benchClient(server.url, meta.appId, meta.token);
   const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
-  const headUrl = app.url(`chat/rooms/${meta.roomId}/updates?cursor=${updatesCursor(readUpdatesCursor(head.cursor))}`);
+  const headUrl = app.url(`chat/rooms/${meta.roomId}/updates?cursor=${head.cursor}`);
   const cold = coldReads(app, size).map(({ name, path, objects }) => ({ name, url: app.url(path), objects }));
   return { name, server, token: meta.token, dataDir, reads: [{ name: HEAD_POLL, url: headUrl }, ...cold], costs: new Map() };
 }
