@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
-import { freePort, NODE_FLAGS } from '../test/helpers/spawn.js';
+import { NODE_FLAGS } from '../test/helpers/spawn.js';
+import { freePort } from '../test/helpers/free-port.js';
 import type { Dialect } from './ws-fanout-clients.js';
 import { COLLECTABLE, stopChild, type Target, waitForHttp } from './ws-fanout-targets.js';
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { FROM_SOURCE, freePort, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
+import { FROM_SOURCE, NODE_FLAGS, spawnServer, stopProcess, type SpawnedServer } from '../test/helpers/spawn.js';
+import { freePort } from '../test/helpers/free-port.js';
 import { benchApp } from './lib/app.js';
 import { joinSpeakers } from './lib/limits.js';
 import { compactDialect, engageDialect, socketIoDialect, type Dialect } from './ws-fanout-clients.js';

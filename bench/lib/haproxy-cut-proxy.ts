@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startHaproxy } from '../../test/helpers/haproxy.js';
-import { freePort } from '../../test/helpers/spawn.js';
+import { freePort } from '../../test/helpers/free-port.js';
 import type { CutProxy } from './cut-proxy.js';
 
 /**

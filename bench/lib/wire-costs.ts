@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { BUILT, freePort, spawnServer, type SpawnedServer } from '../../test/helpers/spawn.js';
+import { BUILT, spawnServer, type SpawnedServer } from '../../test/helpers/spawn.js';
+import { freePort } from '../../test/helpers/free-port.js';
 import { compactDialect, engageDialect, SocketPool } from '../ws-fanout-clients.js';
 import { RawSocket } from '../ws-fanout-raw.js';
 import { benchApp, type BenchApp } from './app.js';

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FROM_SOURCE, freePort, MANAGE_TOKEN, NODE_FLAGS, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { FROM_SOURCE, MANAGE_TOKEN, NODE_FLAGS, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { freshDataDir } from '../helpers/data-template.js';
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { dropDatabase, freshDatabase as databaseNextTo } from '../helpers/fresh-database.js';
-import { freePort } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 
 /** A redis-server of the test's own on a free port; stop() kills it hard, start() brings it back on the same port. */
 export class RedisProcess {

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { asPostgresUser, debianBinary } from './binaries.js';
 import { eventually } from './infra.js';
 

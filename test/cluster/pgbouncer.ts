@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, stopProcess } from '../helpers/spawn.js';
+import { stopProcess } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { asPostgresUser, debianBinary } from './binaries.js';
 import { eventually } from './infra.js';
 

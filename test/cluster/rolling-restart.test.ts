@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgres, type Postgres } from '../chat/postgres.js';
 import { newApp, type TestApp } from '../helpers/api.js';
 import { type Haproxy, startHaproxy } from '../helpers/haproxy.js';
-import { freePort, type SpawnedServer, spawnServer } from '../helpers/spawn.js';
+import { type SpawnedServer, spawnServer } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { runLoadtest } from '../operability/loadtest-run.js';
 import { freshDatabase, RedisProcess } from './infra.js';
 

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, manage, newApp, request, type TestApp } from '../helpers/api.js';
-import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { testPostgres, type Postgres } from '../chat/postgres.js';
 import { open, wsUrl } from '../realtime/ws-client.js';
 

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from './spawn.js';
+import { freePort } from './free-port.js';
 
 export interface Postgres {
   url: string;

@@ -4,8 +4,6 @@ import { buildServerIfStale } from './built-server.js';
 import { freshDataDir } from './data-template.js';
 import { freePort } from './free-port.js';
 
-export { freePort };
-
 export const MANAGE_TOKEN = 'test-manage-token-0123456789';
 /** The V8 flags `npm start` and the Dockerfile run the server with (see the README). */
 export const NODE_FLAGS = ['--max-semi-space-size=64'];

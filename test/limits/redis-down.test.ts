@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { newApp, request, uid, type TestApp } from '../helpers/api.js';
 import { join, makeRoom, say } from '../chat/helpers.js';
 import { expectRateLimited } from './helpers.js';

@@ -3,7 +3,7 @@ import { createLogger } from '../../src/logger.js';
 import type { BusMessage } from '../../src/realtime/bus.js';
 import { RedisBus } from '../../src/realtime/redis-bus.js';
 import { eventually, RedisProcess } from '../cluster/infra.js';
-import { freePort } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 
 describe('RedisBus with Redis unreachable', () => {
   it('reports itself disconnected and still delivers to local handlers', async () => {

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { Client, newApp } from '../helpers/api.js';
-import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
+import { freePort } from '../helpers/free-port.js';
 import { roomWithUser } from './chat.js';
 import { eventually, startReceiver, verifySignature, type Receiver } from './receiver.js';
 import { freshDataDir } from '../helpers/data-template.js';
