@@ -12,9 +12,9 @@ const RUN = Buffer.concat([serialize.execute({}), serialize.sync()]);
  * Named statements on PGlite. Its `query` parses, describes and plans the text on every call, in
  * six protocol exchanges; a chat append spent two thirds of its CPU there. Here a statement is
  * parsed and described once (what it takes and the fields of its rows), then each call binds,
- * executes and syncs in one exchange. Values are
- * serialised and rows parsed with PGlite's own type handlers, as `query` does (the bind written
- * and the rows read with Node's Buffer, see pglite-wire.ts). The call holds both of PGlite's
+ * executes and syncs in one exchange. Values are serialised and rows parsed with PGlite's own
+ * type handlers, as `query` does (the bind written and the rows read with Node's Buffer, see
+ * pglite-wire.ts). The call holds both of PGlite's
  * locks, as `query` does, so it never runs inside another caller's transaction. Notifications a
  * statement commits go to `heard`.
  */

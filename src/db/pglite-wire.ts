@@ -90,7 +90,7 @@ export interface DescribedStatement {
 
 /** The answer to Parse, Describe (statement) and Sync: what the statement takes and returns; an error answer throws. */
 export function describedStatement(answer: Buffer, parsers: Parsers): DescribedStatement {
-  const described: DescribedStatement = { parameterTypes: [], fields: NO_FIELDS };
+  const described: DescribedStatement = { parameterTypes: [], fields: noFields() };
   forEachMessage(answer, (code, at) => {
     if (code === PARAMETER_DESCRIPTION) {
       const count = answer.readInt16BE(at);
@@ -122,7 +122,8 @@ export function rowsOfAnswer(answer: Buffer, fields: Fields, heard: Notification
   return rows;
 }
 
-const NO_FIELDS: Fields = { names: [], typeIds: [], parsers: [], decoders: [], resultFormats: [] };
+/** Fields of no row: what a statement that returns none has, and where a RowDescription's are gathered. */
+const noFields = (): Fields => ({ names: [], typeIds: [], parsers: [], decoders: [], resultFormats: [] });
 
 /** Calls `each` with every message's code and where its body starts; throws the first error message. */
 function forEachMessage(answer: Buffer, each: (code: number, at: number) => void): void {
@@ -139,7 +140,7 @@ function forEachMessage(answer: Buffer, each: (code: number, at: number) => void
 /** A RowDescription's fields, each with its parser as PGlite's parseType would choose it, or its binary decoder where PGlite has no parser of its own for the type. */
 function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
   const count = answer.readInt16BE(start);
-  const fields: Fields = { names: [], typeIds: [], parsers: [], decoders: [], resultFormats: [] };
+  const fields = noFields();
   const defaults = types.parsers as Record<number, Parse | undefined>;
   let at = start + 2;
   for (let i = 0; i < count; i++) {
