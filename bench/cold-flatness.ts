@@ -50,7 +50,10 @@ interface End {
 async function startEnd(name: string, size: StoreSize): Promise<End> {
   const dataDir = mkdtempSync(join(tmpdir(), `cold-flatness-${name}-`));
   const meta = await kept.restore(size, dataDir, undefined);
-  if (meta === undefined) throw new Error(`no kept ${name} store of ${JSON.stringify(size)} in ${storesDir}: run GROWTH_STORES=${storesDir} npm run bench:growth first`);
+  if (meta === undefined) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`no kept ${name} store of ${JSON.stringify(size)} in ${storesDir}: run GROWTH_STORES=${storesDir} npm run bench:growth first`);
+  }
   const server = await spawnServer({ ...COLD_ENV, DATA_DIR: dataDir, RATE_LIMITS: 'off' }, BUILT, root);
   const app = benchClient(server.url, meta.appId, meta.token);
   const head = await app.call<{ cursor: string }>('GET', `chat/rooms/${meta.roomId}/updates?limit=1`);
@@ -80,9 +83,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 await buildServerIfStale();
 console.log(`cold reads, small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)} side by side: ${rounds} rounds (the first not counted), ${connections} connections`);
-const ends = [await startEnd('small', SMALL), await startEnd('large', LARGE)] as const;
+// Stopped in `finally` as each is started: a large store not kept leaves no small server running.
+const ends: End[] = [];
 try {
-  const [small, large] = ends;
+  ends.push(await startEnd('small', SMALL));
+  ends.push(await startEnd('large', LARGE));
+  const [small, large] = ends as [End, End];
   // Requests per round of each read: the large store's objects of its kind shared out over the rounds.
   const amounts = large.reads.map((read) => Math.floor((read.objects?.left() ?? 0) / rounds));
   for (let round = 0; round < rounds; round++) {
