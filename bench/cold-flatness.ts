@@ -11,7 +11,7 @@
  * in bench:growth). Embedded database only.
  *
  *   GROWTH_STORES=/dir npm run bench:cold-flatness
- *   ROUNDS=10 CONNECTIONS=32 HEAD_SECONDS=2                 # 10: each read comes first in one counted round
+ *   ROUNDS=10 CONNECTIONS=32 HEAD_SECONDS=2              # 10: each of the 9 reads first in one counted round
  *   HISTORY=1000000 ROOMS=20000 USERS=100000             # the large store, as bench:growth grew it
  *   BENCH_ROOT=/path/to/checkout                         # another checkout of the server
  */
