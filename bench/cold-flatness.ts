@@ -11,7 +11,7 @@
  * in bench:growth). Embedded database only.
  *
  *   GROWTH_STORES=/dir npm run bench:cold-flatness
- *   ROUNDS=10 CONNECTIONS=32 HEAD_SECONDS=2              # 10: each of the 9 reads first in one counted round
+ *   ROUNDS=10 CONNECTIONS=32 HEAD_SECONDS=2              # ROUNDS by default: one more than the reads (each first once)
  *   HISTORY=1000000 ROOMS=20000 USERS=100000             # the large store, as bench:growth grew it
  *   BENCH_ROOT=/path/to/checkout                         # another checkout of the server
  */
@@ -29,7 +29,6 @@ import { KeptStores } from './lib/kept-stores.js';
 
 const SMALL: StoreSize = { history: 1_000, rooms: 50, users: 250 };
 const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
-const rounds = Number(process.env['ROUNDS'] ?? 10);
 const connections = Number(process.env['CONNECTIONS'] ?? 32);
 const headSeconds = Number(process.env['HEAD_SECONDS'] ?? 2);
 const storesDir = process.env['GROWTH_STORES'];
@@ -38,12 +37,19 @@ const root = process.env['BENCH_ROOT'];
 const kept = new KeptStores(storesDir, root ?? '.', undefined);
 const HEAD_POLL = 'updates at the head';
 
+interface Read {
+  name: string;
+  url: string;
+  /** The objects it reads in turn; none for the head poll, which reads one. */
+  objects?: ColdRead['objects'];
+}
+
 interface End {
   name: string;
   server: SpawnedServer;
   token: string;
   dataDir: string;
-  reads: { name: string; url: string; objects?: ColdRead['objects'] }[];
+  reads: Read[];
   /** CPU µs per request of each read, a value per counted round. */
   costs: Map<string, number[]>;
 }
@@ -64,7 +70,7 @@ async function startEnd(name: string, size: StoreSize): Promise<End> {
 }
 
 /** Server CPU per request of `amount` requests of the read (its objects in turn), or of `headSeconds` of it when it reads one object. */
-async function cost(end: End, read: End['reads'][number], amount: number): Promise<number> {
+async function cost(end: End, read: Read, amount: number): Promise<number> {
   const pid = end.server.process.pid as number;
   await settled(pid);
   const before = cpuSeconds(pid);
@@ -83,13 +89,15 @@ async function cost(end: End, read: End['reads'][number], amount: number): Promi
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 await buildServerIfStale();
-console.log(`cold reads, small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)} side by side: ${rounds} rounds (the first not counted), ${connections} connections`);
 // Stopped in `finally` as each is started: a large store not kept leaves no small server running.
 const ends: End[] = [];
 try {
   ends.push(await startEnd('small', SMALL));
   ends.push(await startEnd('large', LARGE));
   const [small, large] = ends as [End, End];
+  // By default each read comes first in one counted round (see the rotation below).
+  const rounds = Number(process.env['ROUNDS'] ?? large.reads.length + 1);
+  console.log(`cold reads, small ${JSON.stringify(SMALL)} vs large ${JSON.stringify(LARGE)} side by side: ${rounds} rounds (the first not counted), ${connections} connections`);
   // Requests per round of each read: the large store's objects of its kind shared out over the rounds.
   const amounts = large.reads.map((read) => Math.floor((read.objects?.left() ?? 0) / rounds));
   for (let round = 0; round < rounds; round++) {
@@ -97,9 +105,9 @@ try {
     // the round (docs/limits.md): the order rotates so that no read always comes first.
     for (let k = 0; k < large.reads.length; k++) {
       const i = (k + round) % large.reads.length;
-      const read = large.reads[i] as End['reads'][number];
       for (const end of round % 2 === 0 ? [small, large] : [large, small]) {
-        const us = await cost(end, end.reads[i] as End['reads'][number], amounts[i] as number);
+        const read = end.reads[i] as Read;
+        const us = await cost(end, read, amounts[i] as number);
         if (round > 0) end.costs.set(read.name, [...(end.costs.get(read.name) ?? []), us]);
       }
     }

@@ -14,9 +14,8 @@ const RUN = Buffer.concat([serialize.execute({}), serialize.sync()]);
  * parsed and described once (what it takes and the fields of its rows), then each call binds,
  * executes and syncs in one exchange. Values are serialised and rows parsed with PGlite's own
  * type handlers, as `query` does (the bind written and the rows read with Node's Buffer, see
- * pglite-wire.ts). The call holds both of PGlite's
- * locks, as `query` does, so it never runs inside another caller's transaction. Notifications a
- * statement commits go to `heard`.
+ * pglite-wire.ts). The call holds both of PGlite's locks, as `query` does, so it never runs
+ * inside another caller's transaction. Notifications a statement commits go to `heard`.
  */
 export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): NamedQuery {
   /** Each statement prepared on this connection, as Describe told it. */
