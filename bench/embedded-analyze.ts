@@ -23,12 +23,13 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const PER_STATEMENT = 500;
 const FIRST_ANALYSIS = 16_000;
 
-const insert = (
-  from: number,
-) => `insert into chat_events (id, app_id, room_id, seq, event_type, user_id, body, original_body, custom_tags, hierarchy, hashtags, reactions, reports, muted_by, ts, added, when_modified)
-  select 'e' || lpad((${from} + g)::text, 12, '0'), 'app', 'room' || (g % 20), ${from} + g, 'speech', 'fan' || ((g * 7919) % 20000),
-    'fan message ' || md5(g::text), 'fan message ' || md5(g::text), '[]', '[]', '[]', '[]', '[]', '[]', 1700000000000 + ${from} + g, now(), now()
-  from generate_series(1, ${PER_STATEMENT}) g`;
+/** PER_STATEMENT chat events, numbered from `from`. */
+function insertFrom(from: number): string {
+  return `insert into chat_events (id, app_id, room_id, seq, event_type, user_id, body, original_body, custom_tags, hierarchy, hashtags, reactions, reports, muted_by, ts, added, when_modified)
+    select 'e' || lpad((${from} + g)::text, 12, '0'), 'app', 'room' || (g % 20), ${from} + g, 'speech', 'fan' || ((g * 7919) % 20000),
+      'fan message ' || md5(g::text), 'fan message ' || md5(g::text), '[]', '[]', '[]', '[]', '[]', '[]', 1700000000000 + ${from} + g, now(), now()
+    from generate_series(1, ${PER_STATEMENT}) g`;
+}
 
 /** The milliseconds of each analysis, at each doubling. */
 async function analyses(root: string): Promise<number[]> {
@@ -39,7 +40,7 @@ async function analyses(root: string): Promise<number[]> {
     await migrate(drizzle(db), { migrationsFolder: join(root, 'migrations') });
     const times: number[] = [];
     for (let rows = 0, next = FIRST_ANALYSIS; rows < ROWS; rows += PER_STATEMENT) {
-      await db.exec(insert(rows));
+      await db.exec(insertFrom(rows));
       if (rows + PER_STATEMENT < next) continue;
       const started = performance.now();
       await db.exec('analyze chat_events');

@@ -96,7 +96,7 @@ describe('the embedded database upkeep', () => {
         [roomId, 1_000_000],
       );
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan Backward using chat_events_feed_idx/);
-      // Statistics for the columns statements filter, sort or join on; none for the others (migration 0014): computing those was most of ANALYZE's time.
+      // Statistics for the columns statements filter, sort or join on; none for the others (migration 0014), which took a third to a half of ANALYZE's time.
       const analysed = (await db.query<{ attname: string }>(`select attname from pg_stats where schemaname = 'public' and tablename = 'chat_events'`)).rows.map((r) => r.attname);
       expect(analysed).toEqual(expect.arrayContaining(['id', 'app_id', 'room_id', 'seq', 'event_type', 'user_id', 'body', 'ts', 'moderation', 'shadowban', 'active', 'deleted', 'parent_id']));
       expect(analysed.filter((column) => LEAN_COLUMNS.includes(column))).toEqual([]);
