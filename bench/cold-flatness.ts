@@ -26,6 +26,7 @@ import { COLD_ENV, type ColdRead, coldReads } from './lib/cold-reads.js';
 import { cpuSeconds, settled } from './lib/cpu.js';
 import type { StoreSize } from './lib/grow-store.js';
 import { KeptStores } from './lib/kept-stores.js';
+import { turnOrder } from './lib/checkouts.js';
 
 const SMALL: StoreSize = { history: 1_000, rooms: 50, users: 250 };
 const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
@@ -105,7 +106,7 @@ try {
     // the round (docs/limits.md): the order rotates so that no read always comes first.
     for (let k = 0; k < large.reads.length; k++) {
       const i = (k + round) % large.reads.length;
-      for (const end of round % 2 === 0 ? [small, large] : [large, small]) {
+      for (const end of turnOrder([small, large], round)) {
         const read = end.reads[i] as Read;
         const us = await cost(end, read, amounts[i] as number);
         if (round > 0) end.costs.set(read.name, [...(end.costs.get(read.name) ?? []), us]);

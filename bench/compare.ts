@@ -18,6 +18,7 @@ import { benchApp } from './lib/app.js';
 import { load, type LoadOptions } from './lib/autocannon.js';
 import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
 import { joinSpeakers } from './lib/limits.js';
+import { turnOrder } from './lib/checkouts.js';
 
 const seconds = Number(process.env['DURATION'] ?? 5);
 const rounds = Number(process.env['ROUNDS'] ?? 6);
@@ -105,10 +106,8 @@ const measure = async (target: Target, name: LoadName) => {
 try {
   for (const target of targets) for (const name of loads) await measure(target, name); // warm-up, not counted
   for (let round = 0; round < rounds; round++) {
-    // Alternate the order so neither checkout always runs first.
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const name of loads) {
-      for (const target of order) {
+      for (const target of turnOrder(targets, round)) {
         const key = `${target.name} ${name}`;
         const cpu = await measure(target, name);
         runs.set(key, [...(runs.get(key) ?? []), cpu.server]);

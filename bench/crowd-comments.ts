@@ -22,6 +22,7 @@ import { benchApp, type BenchApp } from './lib/app.js';
 import { load, type LoadOptions, type LoadResult } from './lib/autocannon.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { joinSpeakers, rateLimitNote } from './lib/limits.js';
+import { turnOrder } from './lib/checkouts.js';
 
 export const CROWD_COMMENT_LOADS = ['post', 'upvote', 'react', 'convreact', 'pollvote'] as const;
 export type CrowdCommentLoad = (typeof CROWD_COMMENT_LOADS)[number];
@@ -106,8 +107,7 @@ async function main(): Promise<void> {
     checkouts.forEach((c, i) => targets.push({ name: c.name, server: servers[i] as SpawnedServer, crowd: crowds[i] as Crowd }));
     const ratios = new Map<string, number[]>();
     for (let round = 0; round <= rounds; round++) {
-      const order = round % 2 === 0 ? targets : [...targets].reverse();
-      for (const target of order) {
+      for (const target of turnOrder(targets, round)) {
         const cpu = new Map<CrowdCommentLoad, number>();
         for (const name of loads) {
           const r = await measureLoad(target.server, await crowdCommentLoads(target.crowd, name, connections, duration));

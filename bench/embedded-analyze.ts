@@ -3,8 +3,8 @@
  * analyses a table each time it has doubled; the server answers nothing else meanwhile), apart
  * from the server: per checkout, a fresh PGlite migrated with that checkout's migrations receives
  * ROWS chat events (speech, 20 rooms, 20,000 users, a distinct body each) 500 a statement, and is
- * analysed at each doubling from 16,000 rows, as the server would. Checkouts run in turn, ROUNDS
- * times. Prints the time of each analysis.
+ * analysed at each doubling from 16,000 rows (the server analyses a table each time its pages have
+ * doubled). Checkouts run in turn, ROUNDS times. Prints the time of each analysis.
  *
  *   npm run bench:analyze
  *   CHECKOUTS=before=/tmp/before,after=. ROWS=256000 ROUNDS=3 npm run bench:analyze
@@ -16,7 +16,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { EMBEDDED_OPTIONS, initEmbeddedCluster } from '../src/db/embedded.js';
-import { checkoutsFromEnv } from './lib/checkouts.js';
+import { checkoutsFromEnv, turnOrder } from './lib/checkouts.js';
 
 const ROWS = Number(process.env['ROWS'] ?? 256_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
@@ -31,24 +31,25 @@ function insertFrom(from: number): string {
     from generate_series(1, ${PER_STATEMENT}) g`;
 }
 
-/** The milliseconds of each analysis, at each doubling. */
-async function analyses(root: string): Promise<number[]> {
+/** Each analysis: the rows the table held, and its milliseconds. */
+async function analyses(root: string): Promise<{ rows: number; ms: number }[]> {
   const dir = mkdtempSync(join(tmpdir(), 'analyze-bench-'));
   try {
     await initEmbeddedCluster(dir);
     const db = new PGlite(dir, EMBEDDED_OPTIONS);
     await migrate(drizzle(db), { migrationsFolder: join(root, 'migrations') });
-    const times: number[] = [];
-    for (let rows = 0, next = FIRST_ANALYSIS; rows < ROWS; rows += PER_STATEMENT) {
+    const done: { rows: number; ms: number }[] = [];
+    for (let rows = 0, next = FIRST_ANALYSIS; rows < ROWS; ) {
       await db.exec(insertFrom(rows));
-      if (rows + PER_STATEMENT < next) continue;
+      rows += PER_STATEMENT;
+      if (rows < next) continue;
       const started = performance.now();
       await db.exec('analyze chat_events');
-      times.push(performance.now() - started);
+      done.push({ rows, ms: performance.now() - started });
       next *= 2;
     }
     await db.close();
-    return times;
+    return done;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -56,10 +57,9 @@ async function analyses(root: string): Promise<number[]> {
 
 const checkouts = checkoutsFromEnv();
 console.log(`${ROWS} chat events, ${PER_STATEMENT} a statement; ANALYZE at each doubling from ${FIRST_ANALYSIS}; ${ROUNDS} rounds`);
-for (let round = 1; round <= ROUNDS; round++) {
-  for (const { name, root } of round % 2 === 1 ? checkouts : [...checkouts].reverse()) {
-    const times = await analyses(root);
-    const at = times.map((ms, i) => `${(FIRST_ANALYSIS * 2 ** i) / 1000}k rows ${Math.round(ms)} ms`);
-    console.log(`round ${round}, ${name.padEnd(8)} ${at.join(', ')}`);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const { name, root } of turnOrder(checkouts, round)) {
+    const at = (await analyses(root)).map(({ rows, ms }) => `${rows / 1000}k rows ${Math.round(ms)} ms`);
+    console.log(`round ${round + 1}, ${name.padEnd(8)} ${at.join(', ')}`);
   }
 }

@@ -7,3 +7,8 @@ export function checkoutsFromEnv(): { name: string; root: string }[] {
     return { name, root: resolve(where) };
   });
 }
+
+/** The order of round `round`'s turns (rounds counted from 0): alternating, so that no one always goes first on a shared machine. */
+export function turnOrder<T>(items: T[], round: number): T[] {
+  return round % 2 === 0 ? items : [...items].reverse();
+}
