@@ -9,6 +9,13 @@ export type Lead = typeof pollLeads.$inferSelect;
 export type NewLead = typeof pollLeads.$inferInsert;
 
 /** A poll with its choices in position order. */
+/** What a poll's standings are made of (findStandings). */
+export interface PollStandingsRead {
+  pollId: string;
+  appId: string;
+  choices: Pick<Choice, 'id' | 'title' | 'position' | 'responseCount'>[];
+}
+
 export interface PollWithChoices {
   poll: Poll;
   choices: Choice[];

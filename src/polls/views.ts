@@ -1,5 +1,5 @@
 import type { Shape } from '../realtime/compact/shapes.js';
-import type { Choice, Lead, Poll, PollResponse } from './types.js';
+import type { Choice, Lead, Poll, PollResponse, PollStandingsRead } from './types.js';
 import { isoOrNull } from '../iso.js';
 
 export function choiceView(c: Choice) {
@@ -62,11 +62,11 @@ export function pollView(p: Poll, choices: Choice[]) {
 }
 
 /** Per choice: its count and share of all responses (0..1, and as a percentage rounded to 0.01). */
-export function standingsView(p: Poll, choices: Choice[]) {
+export function standingsView({ pollId, choices }: PollStandingsRead) {
   const total = choices.reduce((sum, c) => sum + c.responseCount, 0);
   return {
     kind: 'poll.standings',
-    pollid: p.id,
+    pollid: pollId,
     totalresponses: total,
     choices: choices.map((c) => ({
       choiceid: c.id,

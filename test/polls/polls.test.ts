@@ -259,6 +259,29 @@ describe('votes', () => {
     expect(standings.choices.map((c: { count: number }) => c.count)).toEqual([1000, 1000]);
   }, 30_000);
 
+  it("gives standings in position order, with no choices for a poll that has none, and none of another app's poll", async () => {
+    const empty = (await api.post('poll/poll/create', { title: 'No choices yet' })).body.data.id as string;
+    expect((await api.get(`poll/poll/${empty}/standings`)).body.data).toEqual({ kind: 'poll.standings', pollid: empty, totalresponses: 0, choices: [] });
+
+    const { pollid, choices } = await pollWithChoices({}, ['First', 'Second', 'Third']);
+    await api.post(`poll/poll/${pollid}/response`, { userid: 'a', choiceid: choices[2] });
+    await api.post(`poll/poll/${pollid}/response`, { userid: 'b', choiceid: choices[2] });
+    await api.post(`poll/poll/${pollid}/response`, { userid: 'c', choiceid: choices[0] });
+    await api.post(`poll/poll/${pollid}/response`, { userid: 'd', choiceid: choices[0] });
+    await api.post(`poll/poll/${pollid}/response`, { userid: 'e', choiceid: choices[1] });
+    const standings = (await api.get(`poll/poll/${pollid}/standings`)).body.data;
+    expect(standings).toMatchObject({ kind: 'poll.standings', pollid, totalresponses: 5 });
+    expect(standings.choices.map((c: { choiceid: string; title: string; position: number; count: number; percentage: number }) => [c.choiceid, c.title, c.position, c.count, c.percentage])).toEqual([
+      [choices[0], 'First', 0, 2, 40],
+      [choices[1], 'Second', 1, 1, 20],
+      [choices[2], 'Third', 2, 2, 40],
+    ]);
+
+    const { api: other } = await newApp();
+    const res = await other.get(`poll/poll/${pollid}/standings`);
+    expect(res.status).toBe(404);
+  });
+
   it('takes a deleted choice off the standings and resets a poll', async () => {
     const { pollid, choices } = await pollWithChoices({}, ['A', 'B']);
     await api.post(`poll/poll/${pollid}/response`, { userid: 'a', choiceid: choices[0] });

@@ -7,7 +7,7 @@ import type { StandingsPush } from './standings.js';
 
 /** What PollStandings uses. */
 export interface PollStandingsDeps {
-  reads: Pick<PollReads, 'requireWithChoices'>;
+  reads: Pick<PollReads, 'requireStandings'>;
   push: Pick<StandingsPush, 'changed'>;
   /**
    * This node is the only writer (one node on the memory bus): every change is made, and counted,
@@ -47,8 +47,7 @@ export class PollStandings {
   answer(app: Application, pollId: string, began: number): Promise<Buffer> {
     const version = this.deps.onlyWriter ? String(this.changes.versionOf(pollId)) : undefined;
     return this.answers.take(`${app.id}/${pollId}`, atVersionOrSince(version, began), async () => {
-      const { poll, choices } = await this.deps.reads.requireWithChoices(app, pollId);
-      return Buffer.from(JSON.stringify(standingsView(poll, choices)));
+      return Buffer.from(JSON.stringify(standingsView(await this.deps.reads.requireStandings(app, pollId))));
     });
   }
 }

@@ -39,9 +39,8 @@ export class StandingsPush {
     const ids = [...this.dirty];
     this.dirty.clear();
     try {
-      const [polls, choices] = await Promise.all([store.pollsByIds(this.deps.db, ids), store.choicesByPoll(this.deps.db, ids)]);
-      for (const poll of polls) {
-        publishLive(this.deps.bus, poll.appId, 'poll', poll.id, { type: 'poll.standings', data: standingsView(poll, choices.get(poll.id) ?? []) });
+      for (const standings of await store.findStandings(this.deps.db, ids)) {
+        publishLive(this.deps.bus, standings.appId, 'poll', standings.pollId, { type: 'poll.standings', data: standingsView(standings) });
       }
     } catch (err) {
       this.deps.log.error({ err }, 'poll standings push failed');

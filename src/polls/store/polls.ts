@@ -4,7 +4,7 @@ import { statementOnce, type Queryable } from '../../db/client.js';
 import { pollChoices, polls } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
 import { groupBy } from '../../group-by.js';
-import type { Choice, NewChoice, NewPoll, Poll, PollWithChoices } from '../types.js';
+import type { Choice, NewChoice, NewPoll, Poll, PollStandingsRead, PollWithChoices } from '../types.js';
 
 const POLL_ROWS = tableRows(polls);
 const CHOICE_ROWS = tableRows(pollChoices);
@@ -14,6 +14,19 @@ const CHOICES_OF_POLLS = statementOnce<Record<string, unknown>>(
   'poll_choices_of_polls',
   sql`select ${CHOICE_ROWS.list} from ${pollChoices} where ${pollChoices.pollId} = any(${sql.placeholder('pollIds')}::text[])
     order by ${pollChoices.pollId}, ${pollChoices.position}, ${pollChoices.id}`,
+);
+
+/**
+ * What standings show of polls (their app, and each choice's title, position and count), in one
+ * statement: a crowd's standings of polls nobody read recently, and the live push after votes.
+ * A poll without choices comes back as one row of nulls beside its id.
+ */
+const STANDINGS_OF_POLLS = statementOnce<{ poll: string; app: string; id: string | null; title: string | null; position: number | null; count: number | null }>(
+  'poll_standings_of_polls',
+  sql`select p.id as poll, p.app_id as app, c.id, c.title, c.position, c.response_count as count
+    from polls p left join poll_choices c on c.poll_id = p.id
+    where p.id = any(${sql.placeholder('pollIds')}::text[])
+    order by p.id, c.position, c.id`,
 );
 
 export async function insertPoll(q: Queryable, row: NewPoll): Promise<Poll> {
@@ -46,6 +59,17 @@ export async function findPollsWithChoices(q: Queryable, ids: string[]): Promise
   });
 }
 
+/** The standings of these polls (whatever their app, those there are), each poll's choices in position order. */
+export async function findStandings(q: Queryable, ids: string[]): Promise<PollStandingsRead[]> {
+  const found = new Map<string, PollStandingsRead>();
+  for (const row of await STANDINGS_OF_POLLS(q, { pollIds: textArrayLiteral(ids) })) {
+    let standings = found.get(row.poll);
+    if (standings === undefined) found.set(row.poll, (standings = { pollId: row.poll, appId: row.app, choices: [] }));
+    if (row.id !== null) standings.choices.push({ id: row.id, title: row.title ?? '', position: row.position ?? 0, responseCount: row.count ?? 0 });
+  }
+  return [...found.values()];
+}
+
 export async function findPollByCustomId(q: Queryable, appId: string, customId: string): Promise<Poll | undefined> {
   const [poll] = await q
     .select()
@@ -75,11 +99,6 @@ export async function deletePoll(q: Queryable, appId: string, id: string): Promi
 /** The polls' rows locked until the transaction ends, in id order so concurrent batches cannot deadlock. */
 export async function lockPolls(q: Queryable, ids: string[]): Promise<Poll[]> {
   return q.select().from(polls).where(inArray(polls.id, ids)).orderBy(asc(polls.id)).for('update');
-}
-
-export async function pollsByIds(q: Queryable, ids: string[]): Promise<Poll[]> {
-  if (ids.length === 0) return [];
-  return q.select().from(polls).where(inArray(polls.id, ids));
 }
 
 export async function addToTotal(q: Queryable, pollId: string, delta: number): Promise<void> {
