@@ -37,11 +37,13 @@ function timestampOf(answer: Buffer, at: number): Date | number {
 
 /**
  * Types the rows bring in binary: Postgres writes a timestamptz as text digit by digit through its
- * calendar and time zone code, and the text parser reads it back the same way. (A timestamp
- * without time zone stays text: PGlite reads its text in the process's local time.)
+ * calendar and time zone code, and the text parser reads it back the same way; a bytea as text
+ * is hex, twice its size, decoded back byte by byte. (A timestamp without time zone stays text:
+ * PGlite reads its text in the process's local time.)
  */
 const BINARY: Record<number, Decode> = {
   1184: timestampOf, // timestamptz
+  17: (answer, at, length) => Buffer.copyBytesFrom(answer, at, length), // bytea, as a Buffer (node-postgres's type for it too)
 };
 
 const BIND = 0x42; // 'B'
@@ -137,7 +139,11 @@ function forEachMessage(answer: Buffer, each: (code: number, at: number) => void
   }
 }
 
-/** A RowDescription's fields, each with its parser as PGlite's parseType would choose it, or its binary decoder where PGlite has no parser of its own for the type. */
+/**
+ * A RowDescription's fields, each with its binary decoder (the types in BINARY), or its parser as
+ * PGlite's parseType would choose it. PGlite's `parsers` holds one for every built-in type, so the
+ * decoders come first: asked before them, the parsers took every field as text.
+ */
 function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
   const count = answer.readInt16BE(start);
   const fields = noFields();
@@ -149,9 +155,8 @@ function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
     // after the name: table oid (4), column number (2), type oid (4), type size (2), modifier (4), format (2)
     const typeId = answer.readInt32BE(nameEnd + 7);
     fields.typeIds.push(typeId);
-    const own = (parsers as Record<number, Parse | undefined> | undefined)?.[typeId];
-    const decoder = own === undefined ? BINARY[typeId] : undefined;
-    fields.parsers.push(own ?? defaults[typeId]);
+    const decoder = BINARY[typeId];
+    fields.parsers.push(decoder === undefined ? ((parsers as Record<number, Parse | undefined> | undefined)?.[typeId] ?? defaults[typeId]) : undefined);
     fields.decoders.push(decoder);
     at = nameEnd + 19;
   }

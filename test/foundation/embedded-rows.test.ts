@@ -1,11 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protocol } from '@electric-sql/pglite';
 import { pgliteNamedQuery, type NamedQuery } from '../../src/db/pglite-named.js';
+import { describedStatement } from '../../src/db/pglite-wire.js';
 
 /**
  * The embedded database's named statements read rows from the wire themselves (src/db/pglite-wire.ts):
- * timestamps in binary, the rest as text through PGlite's parsers. What they read must be what
- * PGlite's own `query` reads from the same values.
+ * timestamps and bytes in binary, the rest as text through PGlite's parsers. What they read must
+ * be what PGlite's own `query` reads from the same values.
  */
 describe('rows of the embedded database read by named statements', () => {
   let db: PGlite;
@@ -46,6 +48,18 @@ describe('rows of the embedded database read by named statements', () => {
       '2000-01-01T00:00:00.000Z',
       '2262-04-11T23:47:16.854Z',
     ]);
+  });
+
+  it('asks for timestamps and bytes in binary, whatever parsers PGlite has for them, and reads bytes as a Buffer', async () => {
+    const text = `select n, at, label, convert_to(label, 'UTF8') as bytes from times order by n`;
+    const { serialize } = protocol;
+    const answer = await db.execProtocolRaw(Buffer.concat([serialize.parse({ name: 'described', text }), serialize.describe({ type: 'S', name: 'described' }), serialize.sync()]));
+    expect(describedStatement(Buffer.from(answer), db.parsers).fields.resultFormats).toEqual([0, 1, 0, 1]);
+    const ours = (await named('bytes_as_read', text, [])).rows as { n: number; bytes: Buffer | null }[];
+    const pglites = (await db.query<{ bytes: Uint8Array | null }>(text)).rows;
+    expect(ours.map((r) => r.bytes === null || Buffer.isBuffer(r.bytes))).toEqual(ours.map(() => true));
+    expect(ours.map((r) => (r.bytes === null ? null : [...r.bytes]))).toEqual(pglites.map((r) => (r.bytes === null ? null : [...r.bytes])));
+    expect(ours[3]?.bytes?.toString()).toBe('é and 中: not ASCII');
   });
 
   it('binds values and reads a statement again, and one that returns no rows', async () => {
