@@ -36,6 +36,7 @@ import { COLD_ENV, coldReads, type Objects } from './lib/cold-reads.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { growStore, growTarget, rareWord, type StoreSize } from './lib/grow-store.js';
 import { KeptStores, type GrownMeta } from './lib/kept-stores.js';
+import { primeFirstCommentPages } from './lib/prime-pages.js';
 import { joinSpeakers } from './lib/limits.js';
 import { buildServerIfStale } from '../test/helpers/built-server.js';
 
@@ -187,6 +188,12 @@ async function storeOf(name: string, size: StoreSize, dataDir: string, url: stri
   const loading = performance.now();
   await growStore({ dataDir, databaseUrl: url }, meta, size);
   console.log(`${name}: grew ${size.history} events, ${size.rooms} articles, ${size.users} users in ${((performance.now() - loading) / 1000).toFixed(1)} s`);
+  const primer = await start(dataDir, url);
+  try {
+    await primeFirstCommentPages(benchClient(primer.url, meta.appId, meta.token), size.rooms, `${primer.url}/metrics`);
+  } finally {
+    await primer.stop();
+  }
   await keptStores?.keep(size, dataDir, url, meta);
   return meta;
 }

@@ -88,6 +88,7 @@ const EnvSchema = v.object({
   WS_COMPACT_SNAPSHOT: v.optional(wholeNumber, '64'),
   CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
   CROWD_READS_CACHE: v.optional(byteSize, '16mb'),
+  STORED_COMMENT_PAGE_MAX: v.optional(byteSize, '64kb'),
   USER_CACHE_ENTRIES: v.optional(wholeNumber, '50000'),
   ROOM_CACHE_ENTRIES: v.optional(wholeNumber, '20000'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
@@ -141,6 +142,8 @@ export type Config = {
   catchUpCacheBytes: number;
   /** Bytes each cache of shared crowd reads (first pages of updates, room details, rooms list pages) holds at most. */
   crowdReadsCacheBytes: number;
+  /** Bytes of the largest first comment page kept in the database for the next reader (comment_page_renderings); 0 keeps none. */
+  storedCommentPageMax: number;
   /** Users a node keeps in memory (0: every read from the database). */
   userCacheEntries: number;
   /** Rooms, and rooms' effects, a node keeps in memory (0: every read from the database). */
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     wsMaxBackpressure: e.WS_MAX_BACKPRESSURE,
     catchUpCacheBytes: e.CATCH_UP_CACHE,
     crowdReadsCacheBytes: e.CROWD_READS_CACHE,
+    storedCommentPageMax: e.STORED_COMMENT_PAGE_MAX,
     userCacheEntries: e.USER_CACHE_ENTRIES,
     roomCacheEntries: e.ROOM_CACHE_ENTRIES,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,

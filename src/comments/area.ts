@@ -16,6 +16,7 @@ import { Posting } from './services/posting.js';
 import { Publishing } from './services/publishing.js';
 import { Reactors } from './services/reactors.js';
 import { Reader } from './services/reading.js';
+import { StoredPages } from './services/stored-pages.js';
 import { TallyWriter } from './services/tally-writer.js';
 import { COMMENT_SHAPE } from './views.js';
 
@@ -25,7 +26,8 @@ export function commentsArea(core: Core): Area {
   const cache = new PageCache(bus, core.config.crowdReadsCacheBytes);
   const tallies = new TallyWriter({ db, log, shown: core.config.reactionUsersShown, maxTypes: core.config.reactionTypesMax });
   const conversations = new Conversations({ db, log, bus, cache, users, tallies });
-  const reader = new Reader({ db, pages: new PageReads(db, log), users, cache, conversations });
+  const stored = new StoredPages(db, log, core.config.storedCommentPageMax);
+  const reader = new Reader({ db, pages: new PageReads(db, log), users, cache, stored, conversations });
   const publishing = new Publishing({ bus, cache, hooks, reader });
   const writer = new CommentWriter({ db, log });
   const posting = new Posting({ db, users, cache, conversations, reader, writer, publishing });

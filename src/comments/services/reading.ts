@@ -13,6 +13,7 @@ import { commentView, conversationView, usersOf, type CommentView } from '../vie
 import type { Conversations } from './conversations.js';
 import type { CommentPage, PageCache } from './page-cache.js';
 import type { PageReads } from './page-reads.js';
+import type { StoredPages } from './stored-pages.js';
 import { isTimeKey, timeKeyOf } from './time-key.js';
 
 const MAX_OFFSET = 1_000_000_000;
@@ -32,6 +33,7 @@ export interface ReaderDeps {
   pages: PageReads;
   users: Pick<UserService, 'getMany'>;
   cache: PageCache;
+  stored: Pick<StoredPages, 'find' | 'keep'>;
   conversations: Conversations;
 }
 
@@ -72,16 +74,46 @@ export class Reader {
 
   /**
    * Top-level comments (with every nested reply when includechildren), as the JSON of the
-   * list payload: first pages are shared by the crowd that reads them (PageCache), `shared` when they are.
+   * list payload: first pages are shared by the crowd that reads them (PageCache), `shared` when
+   * they are, and kept in the database for the next reader of a conversation nobody read recently
+   * (StoredPages; not the pages of one user's comments, which are as many as the users).
    */
   async listJson(app: Application, conversationId: string, q: ListCommentsQuery): Promise<{ json: Buffer; shared: boolean }> {
     const began = performance.now();
-    if (q.cursor !== '') return { json: (await this.listPage(app, conversationId, q)).json, shared: false };
-    const page = `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}`;
-    return this.deps.cache.take(app.id, conversationId, page, began, () => this.listPage(app, conversationId, q));
+    if (q.cursor !== '') return { json: (await this.listPage(app, conversationId, q)).page.json, shared: false };
+    const variant = `${q.sort}|${q.direction}|${q.limit}|${q.includechildren}|${q.includeinactive}|${q.filterpostedbyuserid}`;
+    return this.deps.cache.take(app.id, conversationId, variant, began, () =>
+      q.filterpostedbyuserid === '' ? this.firstPage(app, conversationId, q, variant) : this.listPage(app, conversationId, q).then((made) => made.page),
+    );
   }
 
-  private async listPage(app: Application, conversationId: string, q: ListCommentsQuery): Promise<CommentPage> {
+  /** The first page as kept in the database if it holds, else made (and kept). */
+  private async firstPage(app: Application, conversationId: string, q: ListCommentsQuery, variant: string): Promise<CommentPage> {
+    const kept = await this.deps.stored.find(app, conversationId, variant);
+    if (kept !== undefined) return kept;
+    const { page, text, conversation, users, userIds } = await this.listPage(app, conversationId, q);
+    this.deps.stored.keep({
+      conversationKey: conversation.key,
+      variant,
+      conversationRevision: conversation.revision,
+      userPool: app.userPool,
+      userIds,
+      userModified: userIds.map((id) => users.get(id)?.whenModified.getTime() ?? null),
+      expiresAt: Number.isFinite(page.expires) ? page.expires : null,
+      json: text,
+    });
+    return page;
+  }
+
+  /**
+   * A page made: its JSON (as text too), and what it was made from. The conversation is read
+   * before its comments, so a change of them committed meanwhile has moved the revision kept.
+   */
+  private async listPage(
+    app: Application,
+    conversationId: string,
+    q: ListCommentsQuery,
+  ): Promise<{ page: CommentPage; text: string; conversation: Conversation; users: Map<string, User>; userIds: string[] }> {
     const conversation = await this.deps.conversations.require(app, conversationId);
     const { items, next } = await this.page(conversation, '', q.filterpostedbyuserid, q);
     const all = q.includechildren
@@ -95,8 +127,10 @@ export class Reader {
           ),
         )
       : items;
-    const { views, expires } = await this.renderTimed(app, () => conversation.conversationId, all);
-    return { json: Buffer.from(JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }))), expires };
+    const userIds = [...new Set(all.flatMap(usersOf))];
+    const { views, expires, users } = await this.renderTimed(app, () => conversation.conversationId, all);
+    const text = JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }));
+    return { page: { json: Buffer.from(text), expires }, text, conversation, users, userIds };
   }
 
   /** Direct replies of one comment. */
@@ -145,10 +179,10 @@ export class Reader {
     return pageOf(rows, q.limit, time ? timeKeyOf : () => ({ o: offset + q.limit }));
   }
 
-  /** Views, and until when they stay right: a rendered user's ban or mute may run out. */
-  private async renderTimed(app: Application, conversationIdOf: (c: Comment) => string, list: Comment[]): Promise<{ views: CommentView[]; expires: number }> {
+  /** Views, the users they show, and until when they stay right: a rendered user's ban or mute may run out. */
+  private async renderTimed(app: Application, conversationIdOf: (c: Comment) => string, list: Comment[]): Promise<{ views: CommentView[]; expires: number; users: Map<string, User> }> {
     const users = await this.deps.users.getMany(app, list.flatMap(usersOf));
-    return { views: list.map((c) => commentView(c, conversationIdOf(c), users)), expires: nextExpiry(users.values()) };
+    return { views: list.map((c) => commentView(c, conversationIdOf(c), users)), expires: nextExpiry(users.values()), users };
   }
 }
 

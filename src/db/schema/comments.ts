@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { customColumns } from './columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
@@ -43,6 +43,12 @@ export const commentConversations = pgTable(
     likeCount: integer('like_count').notNull().default(0),
     added: ts('added').notNull(),
     whenModified: ts('when_modified').notNull(),
+    /**
+     * Moves with every committed change of the row and of the conversation's comments (triggers,
+     * migration 0015): a stored first page made at one revision is what a read would make now
+     * only while the revision is the same (commentPageRenderings).
+     */
+    revision: bigint('revision', { mode: 'number' }).notNull().default(0),
   },
   (t) => [
     uniqueIndex('comment_conversations_id_idx').on(t.appId, t.conversationId),
@@ -156,4 +162,34 @@ export const commentReports = pgTable(
     added: ts('added').notNull(),
   },
   (t) => [primaryKey({ columns: [t.commentId, t.userId] })],
+);
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * First pages of conversations as sent, kept so that a conversation nobody read recently is
+ * answered with one indexed read (src/comments/services/stored-pages.ts). A page holds while its
+ * conversation's revision and the modification times of the users it shows are those it was made
+ * with, and until `expiresAt` (a shown user's ban or mute runs out); a read that finds it out of
+ * date makes it again. At most a few variants (sort, limit, ...) per conversation.
+ */
+export const commentPageRenderings = pgTable(
+  'comment_page_renderings',
+  {
+    conversationKey: text('conversation_key')
+      .notNull()
+      .references(() => commentConversations.key, { onDelete: 'cascade' }),
+    /** The page's parameters (sort, direction, limit, ...). */
+    variant: text('variant').notNull(),
+    conversationRevision: bigint('conversation_revision', { mode: 'number' }).notNull(),
+    userPool: text('user_pool').notNull(),
+    /** The users the page shows, and each one's when_modified in epoch milliseconds (null: not there then). */
+    userIds: text('user_ids').array().notNull(),
+    userModified: bigint('user_modified', { mode: 'number' }).array().notNull(),
+    expiresAt: ts('expires_at'),
+    renderedAt: ts('rendered_at').notNull().defaultNow(),
+    /** The page's JSON as sent: bytes, which the embedded database's driver hands over as they are (src/db/pglite-wire.ts). */
+    json: bytea('json').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationKey, t.variant] })],
 );
