@@ -19,7 +19,6 @@ CREATE UNLOGGED TABLE "comment_page_renderings" (
 	"user_ids" text[] NOT NULL,
 	"user_modified" bigint[] NOT NULL,
 	"expires_at" timestamp (3) with time zone,
-	"rendered_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"json" bytea NOT NULL,
 	CONSTRAINT "comment_page_renderings_conversation_key_variant_pk" PRIMARY KEY("conversation_key","variant")
 );

@@ -49,7 +49,7 @@ describe('first comment pages kept in the database', () => {
     await dropDatabase(database);
   });
 
-  /** Reads the page twice: the first read shows `expected` made anew (the kept page no longer held), the second is the kept one. */
+  /** Reads the page twice: the first read makes it anew (no kept page holds), the second is the page kept then, the same; returns it. */
   async function readTwice(path: string): Promise<any> {
     const [hits, misses, kept] = [await stored('hit'), await stored('miss'), await stored('kept')];
     const made = await t.api.get(path);

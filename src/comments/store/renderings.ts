@@ -30,9 +30,9 @@ export const VARIANTS_KEPT = 3;
 /**
  * The kept pages of the wanted ones that still hold now, each found by its conversation's unique
  * index, its own key and each shown user's (laterally, and the users one by one: joined, the
- * planner read whole tables for a few wanted pages). A page holds while its conversation's revision and each shown user's
- * when_modified (to the millisecond, as the server reads it) are those it was made with; a shown
- * user deleted or created since ends it too.
+ * planner read whole tables for a few wanted pages). A page holds while its conversation's
+ * revision and each shown user's when_modified (to the millisecond, as the server reads it) are
+ * those it was made with; a shown user deleted or created since ends it too.
  */
 const HOLDING = statementOnce<{ i: number; json: Buffer; expires: number | null }>(
   'comment_page_renderings_holding',
@@ -79,7 +79,7 @@ const KEEP = statementOnce<never>(
       as p(key, variant, revision, pool, expires, json, users)
     where (select count(*) from comment_page_renderings k where k.conversation_key = p.key and k.variant <> p.variant) < ${VARIANTS_KEPT}
     on conflict (conversation_key, variant) do update set conversation_revision = excluded.conversation_revision, user_pool = excluded.user_pool,
-      user_ids = excluded.user_ids, user_modified = excluded.user_modified, expires_at = excluded.expires_at, rendered_at = now(), json = excluded.json`,
+      user_ids = excluded.user_ids, user_modified = excluded.user_modified, expires_at = excluded.expires_at, json = excluded.json`,
 );
 
 /** Keeps the pages (at most one of each conversation's variant). */

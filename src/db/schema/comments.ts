@@ -187,7 +187,6 @@ export const commentPageRenderings = pgTable(
     userIds: text('user_ids').array().notNull(),
     userModified: bigint('user_modified', { mode: 'number' }).array().notNull(),
     expiresAt: ts('expires_at'),
-    renderedAt: ts('rendered_at').notNull().defaultNow(),
     /** The page's JSON as sent: bytes, which the embedded database's driver hands over as they are (src/db/pglite-wire.ts). */
     json: bytea('json').notNull(),
   },
