@@ -19,7 +19,7 @@ CREATE UNLOGGED TABLE "comment_page_renderings" (
 	"user_ids" text[] NOT NULL,
 	"user_modified" bigint[] NOT NULL,
 	"expires_at" timestamp (3) with time zone,
-	"json" bytea NOT NULL,
+	"page" bytea NOT NULL,
 	CONSTRAINT "comment_page_renderings_conversation_key_variant_pk" PRIMARY KEY("conversation_key","variant")
 );
 --> statement-breakpoint

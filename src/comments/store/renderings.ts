@@ -39,7 +39,7 @@ const HOLDING = statementOnce<{ i: number; json: Buffer; expires: number | null 
   sql`select w.i::int as i, found.json, found.expires from unnest(${sql.placeholder('apps')}::text[], ${sql.placeholder('ids')}::text[], ${sql.placeholder('variants')}::text[]) with ordinality as w(app, id, variant, i)
     cross join lateral (select c.key, c.revision from comment_conversations c where c.app_id = w.app and c.conversation_id = w.id) as c
     cross join lateral (
-      select p.json, (extract(epoch from p.expires_at) * 1000)::float8 as expires
+      select p.page as json, (extract(epoch from p.expires_at) * 1000)::float8 as expires
       from comment_page_renderings p
       where p.conversation_key = c.key and p.variant = w.variant and p.conversation_revision = c.revision
         and (p.expires_at is null or p.expires_at > now())
@@ -71,7 +71,7 @@ const PAGE_SEPARATOR = '\u001e';
  */
 const KEEP = statementOnce<never>(
   'comment_page_renderings_keep',
-  sql`insert into comment_page_renderings (conversation_key, variant, conversation_revision, user_pool, user_ids, user_modified, expires_at, json)
+  sql`insert into comment_page_renderings (conversation_key, variant, conversation_revision, user_pool, user_ids, user_modified, expires_at, page)
     select p.key, p.variant, p.revision, p.pool, array(select jsonb_array_elements_text(p.users->0)), array(select m::bigint from jsonb_array_elements_text(p.users->1) as m),
       to_timestamp(p.expires / 1000), convert_to(p.json, 'UTF8')
     from unnest(${sql.placeholder('keys')}::text[], ${sql.placeholder('variants')}::text[], ${sql.placeholder('revisions')}::bigint[], ${sql.placeholder('pools')}::text[],
@@ -79,7 +79,7 @@ const KEEP = statementOnce<never>(
       as p(key, variant, revision, pool, expires, json, users)
     where (select count(*) from comment_page_renderings k where k.conversation_key = p.key and k.variant <> p.variant) < ${VARIANTS_KEPT}
     on conflict (conversation_key, variant) do update set conversation_revision = excluded.conversation_revision, user_pool = excluded.user_pool,
-      user_ids = excluded.user_ids, user_modified = excluded.user_modified, expires_at = excluded.expires_at, json = excluded.json`,
+      user_ids = excluded.user_ids, user_modified = excluded.user_modified, expires_at = excluded.expires_at, page = excluded.page`,
 );
 
 /** Keeps the pages (at most one of each conversation's variant). */

@@ -187,8 +187,12 @@ export const commentPageRenderings = pgTable(
     userIds: text('user_ids').array().notNull(),
     userModified: bigint('user_modified', { mode: 'number' }).array().notNull(),
     expiresAt: ts('expires_at'),
-    /** The page's JSON as sent: bytes, which the embedded database's driver hands over as they are (src/db/pglite-wire.ts). */
-    json: bytea('json').notNull(),
+    /**
+     * The page's JSON as sent: bytes, which the embedded database's driver hands over as they are
+     * (src/db/pglite-wire.ts). Not named `json`: a keyword since Postgres 16, quoted by PGlite's
+     * catalog and not by Postgres 15's, which a restore from one into the other compares.
+     */
+    page: bytea('page').notNull(),
   },
   (t) => [primaryKey({ columns: [t.conversationKey, t.variant] })],
 );
