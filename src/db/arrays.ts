@@ -18,8 +18,8 @@ export function intArray(values: readonly number[]): SQL {
   return sql`${intArrayLiteral(values)}`;
 }
 
-/** `intArray`'s value, for a placeholder of a statement made once (see statementOnce). */
-export const intArrayLiteral = (values: readonly number[]): string => `{${values.map((n) => String(Math.trunc(n))).join(',')}}`;
+/** `intArray`'s value (null: SQL null), for a placeholder of a statement made once (see statementOnce). */
+export const intArrayLiteral = (values: readonly (number | null)[]): string => `{${values.map((n) => (n === null ? 'NULL' : String(Math.trunc(n)))).join(',')}}`;
 
 export function boolArray(values: readonly boolean[]): SQL {
   return sql`${`{${values.map((b) => (b ? 't' : 'f')).join(',')}}`}`;

@@ -127,8 +127,7 @@ export class Reader {
           ),
         )
       : items;
-    const userIds = [...new Set(all.flatMap(usersOf))];
-    const { views, expires, users } = await this.renderTimed(app, () => conversation.conversationId, all);
+    const { views, expires, users, userIds } = await this.renderTimed(app, () => conversation.conversationId, all);
     const text = JSON.stringify(listPayload('list.comments', 'comments', views, next, { conversation: conversationView(conversation) }));
     return { page: { json: Buffer.from(text), expires }, text, conversation, users, userIds };
   }
@@ -179,10 +178,18 @@ export class Reader {
     return pageOf(rows, q.limit, time ? timeKeyOf : () => ({ o: offset + q.limit }));
   }
 
-  /** Views, the users they show, and until when they stay right: a rendered user's ban or mute may run out. */
-  private async renderTimed(app: Application, conversationIdOf: (c: Comment) => string, list: Comment[]): Promise<{ views: CommentView[]; expires: number; users: Map<string, User> }> {
-    const users = await this.deps.users.getMany(app, list.flatMap(usersOf));
-    return { views: list.map((c) => commentView(c, conversationIdOf(c), users)), expires: nextExpiry(users.values()), users };
+  /**
+   * Views, the users they show (`userIds`, each once; `users`, those there are), and until when
+   * they stay right: a rendered user's ban or mute may run out.
+   */
+  private async renderTimed(
+    app: Application,
+    conversationIdOf: (c: Comment) => string,
+    list: Comment[],
+  ): Promise<{ views: CommentView[]; expires: number; users: Map<string, User>; userIds: string[] }> {
+    const userIds = [...new Set(list.flatMap(usersOf))];
+    const users = await this.deps.users.getMany(app, userIds);
+    return { views: list.map((c) => commentView(c, conversationIdOf(c), users)), expires: nextExpiry(users.values()), users, userIds };
   }
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { intArrayLiteral, textArrayLiteral } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 
 /** A first page as kept (comment_page_renderings, migration 0015): what it was made from, and its JSON. */
@@ -87,9 +87,9 @@ export async function keepRenderings(q: Queryable, renderings: Rendering[]): Pro
   await KEEP(q, {
     keys: textArrayLiteral(renderings.map((r) => r.conversationKey)),
     variants: textArrayLiteral(renderings.map((r) => r.variant)),
-    revisions: `{${renderings.map((r) => r.conversationRevision).join(',')}}`,
+    revisions: intArrayLiteral(renderings.map((r) => r.conversationRevision)),
     pools: textArrayLiteral(renderings.map((r) => r.userPool)),
-    expires: `{${renderings.map((r) => (r.expiresAt === null ? 'NULL' : String(r.expiresAt))).join(',')}}`,
+    expires: intArrayLiteral(renderings.map((r) => r.expiresAt)),
     pages: renderings.map((r) => r.json).join(PAGE_SEPARATOR),
     users: JSON.stringify(renderings.map((r) => [r.userIds, r.userModified])),
   });
