@@ -33,6 +33,15 @@ export interface Definition {
   definition: string;
 }
 
+/**
+ * An identifier as the database names it, whichever way it was quoted: `quote_ident` quotes a word
+ * that is a keyword in its own version only (`json` since Postgres 16), so Postgres 15 and the
+ * embedded database (17) write the same column two ways.
+ */
+export function identifier(quoted: string): string {
+  return quoted.startsWith('"') && quoted.endsWith('"') ? quoted.slice(1, -1).replaceAll('""', '"') : quoted;
+}
+
 const SCHEMA = 'public';
 const QUALIFIED = `quote_ident(n.nspname) || '.' || quote_ident(c.relname)`;
 /** Objects an extension made (pg_trgm's) belong to it, not to the backup. */

@@ -1,4 +1,4 @@
-import { afterLoad, beforeLoad, type Catalog, type CatalogTable, readCatalog, setval } from './catalog.js';
+import { afterLoad, beforeLoad, type Catalog, type CatalogTable, identifier, readCatalog, setval } from './catalog.js';
 import { linesIn } from './dump.js';
 import { END_PREFIX, type EndLine, FORMAT_LINE, type Manifest, MANIFEST_PREFIX, parseCopyLine, SESSION_SETTINGS } from './format.js';
 import { MIGRATIONS_TABLE, migrationStatements, schemaPlan } from './migrations.js';
@@ -35,10 +35,13 @@ export async function restoreInto(session: SqlSession, input: AsyncIterable<Buff
   for (const statement of beforeLoad(catalog)) await session.run(statement);
   const rows = await eachTable(reader, manifest, async (name, columns, data) => {
     const table = tables.get(name) as CatalogTable;
-    const unknown = columns.filter((c) => !table.columns.includes(c));
+    // Each of the backup's columns as this database spells it (another version may quote it otherwise).
+    const ours = new Map(table.columns.map((c) => [identifier(c), c]));
+    const unknown = columns.filter((c) => !ours.has(identifier(c)));
     if (unknown.length > 0 || new Set(columns).size !== columns.length) throw new RestoreRefused(`The backup's table ${name} has columns (${unknown.join(', ')}) engage-server's schema does not.`);
     progress?.phase(`loading ${name}`);
-    return session.copyIn(`copy ${name} (${columns.join(', ')})`, counted(data, progress)).catch((err: unknown) => {
+    const loaded = columns.map((c) => ours.get(identifier(c)) as string);
+    return session.copyIn(`copy ${name} (${loaded.join(', ')})`, counted(data, progress)).catch((err: unknown) => {
       // Rows the database cannot take are damaged ones: the schema is the backup's own.
       throw err instanceof RestoreRefused ? err : damaged(`${name}: ${(err as Error).message}`);
     });
