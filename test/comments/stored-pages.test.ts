@@ -132,6 +132,25 @@ describe('first comment pages kept in the database', () => {
     expect([await stored('hit'), await stored('miss')]).toEqual([byUserHits, byUserMisses]);
   });
 
+  it('makes a page anew when a user it shows is deleted, and again when that user comes back', async () => {
+    const conversation = await newConversation(t.api);
+    const id = conversation.conversationid;
+    const path = `comment/conversations/${id}/comments`;
+    const [leaving, staying] = [uid('leaving'), uid('staying')];
+    await postComment(t.api, id, { userid: leaving, displayname: 'Leaving', body: 'bye' });
+    await postComment(t.api, id, { userid: staying, displayname: 'Staying', body: 'hi' });
+    const byBody = (page: any, body: string) => page.comments.find((c: any) => c.body === body);
+    expect(byBody(await readTwice(path), 'bye').user.displayname).toBe('Leaving');
+
+    expect((await t.api.delete(`user/users/${leaving}`)).status).toBe(200);
+    const withoutUser = await readTwice(path);
+    expect(byBody(withoutUser, 'bye').user?.displayname).not.toBe('Leaving');
+    expect(byBody(withoutUser, 'hi').user.displayname).toBe('Staying');
+
+    expect((await t.api.post(`user/users/${leaving}`, { displayname: 'Back again' })).status).toBe(200);
+    expect(byBody(await readTwice(path), 'bye').user.displayname).toBe('Back again');
+  });
+
   it('answers 404 for a conversation deleted after its page was kept', async () => {
     const conversation = await newConversation(t.api);
     const id = conversation.conversationid;

@@ -9,7 +9,7 @@ export interface Rendering {
   variant: string;
   conversationRevision: number;
   userPool: string;
-  /** The users the page shows, and each one's when_modified (epoch ms) as shown; null: not there. */
+  /** The users the page shows, and each one's when_modified (epoch ms) as shown; null: not there. Kept only while each still is. */
   userIds: string[];
   userModified: (number | null)[];
   /** Epoch ms at which it stops holding by itself (a shown ban or mute runs out), or null. */
@@ -29,10 +29,10 @@ export const VARIANTS_KEPT = 3;
 
 /**
  * The kept pages of the wanted ones that still hold now, each found by its conversation's unique
- * index, its own key and each shown user's (laterally, and the users one by one: joined, the
- * planner read whole tables for a few wanted pages). A page holds while its conversation's
- * revision and each shown user's when_modified (to the millisecond, as the server reads it) are
- * those it was made with; a shown user deleted or created since ends it too.
+ * index and its own key (laterally: joined, the planner read whole tables for a few wanted pages).
+ * A page holds while its conversation's revision is the one it was made with and no user it shows
+ * as not there has come (an index lookup only where the page shows one); a change of a user it
+ * shows has dropped it (migration 0016).
  */
 const HOLDING = statementOnce<{ i: number; json: Buffer; expires: number | null }>(
   'comment_page_renderings_holding',
@@ -43,10 +43,7 @@ const HOLDING = statementOnce<{ i: number; json: Buffer; expires: number | null 
       from comment_page_renderings p
       where p.conversation_key = c.key and p.variant = w.variant and p.conversation_revision = c.revision
         and (p.expires_at is null or p.expires_at > now())
-        and not exists (
-          select 1 from unnest(p.user_ids, p.user_modified) as shown(id, modified)
-          where (select (extract(epoch from date_trunc('milliseconds', u.when_modified)) * 1000)::bigint from users u where u.pool = p.user_pool and u.user_id = shown.id)
-            is distinct from shown.modified)
+        and (cardinality(p.absent_user_ids) = 0 or not exists (select 1 from users u where u.pool = p.user_pool and u.user_id = any (p.absent_user_ids)))
     ) as found`,
 );
 
@@ -65,21 +62,30 @@ const PAGE_SEPARATOR = '\u001e';
 
 /**
  * Keeps the pages, each replacing the one kept of its variant, unless its conversation already
- * keeps VARIANTS_KEPT others (a conversation gone fails its foreign key): one named statement
- * whatever their number. The pages' JSON travels as one text value, as it is (split on
- * PAGE_SEPARATOR): inside a JSON or an array parameter it was escaped, and parsed again.
+ * keeps VARIANTS_KEPT others (a conversation gone fails its foreign key), and only while each user
+ * it shows is as it was made: those there locked (an update of one under way: not kept; one
+ * waiting on the lock drops the page once it is kept, migration 0016), those not there still not
+ * there. One named statement whatever their number. The pages' JSON travels as one text value, as
+ * it is (split on PAGE_SEPARATOR): inside a JSON or an array parameter it was escaped, and parsed again.
  */
 const KEEP = statementOnce<never>(
   'comment_page_renderings_keep',
-  sql`insert into comment_page_renderings (conversation_key, variant, conversation_revision, user_pool, user_ids, user_modified, expires_at, page)
-    select p.key, p.variant, p.revision, p.pool, array(select jsonb_array_elements_text(p.users->0)), array(select m::bigint from jsonb_array_elements_text(p.users->1) as m),
+  sql`insert into comment_page_renderings (conversation_key, variant, conversation_revision, user_pool, user_ids, absent_user_ids, expires_at, page)
+    select p.key, p.variant, p.revision, p.pool,
+      array(select s.id from jsonb_to_recordset(p.users) as s(id text, modified bigint) where s.modified is not null),
+      array(select s.id from jsonb_to_recordset(p.users) as s(id text, modified bigint) where s.modified is null),
       to_timestamp(p.expires / 1000), convert_to(p.json, 'UTF8')
     from unnest(${sql.placeholder('keys')}::text[], ${sql.placeholder('variants')}::text[], ${sql.placeholder('revisions')}::bigint[], ${sql.placeholder('pools')}::text[],
       ${sql.placeholder('expires')}::float8[], string_to_array(${sql.placeholder('pages')}::text, ${PAGE_SEPARATOR}), array(select jsonb_array_elements(${sql.placeholder('users')}::jsonb)))
       as p(key, variant, revision, pool, expires, json, users)
     where (select count(*) from comment_page_renderings k where k.conversation_key = p.key and k.variant <> p.variant) < ${VARIANTS_KEPT}
+      and (select count(*) from (
+          select 1 from jsonb_to_recordset(p.users) as s(id text, modified bigint) join users u on u.pool = p.pool and u.user_id = s.id
+          where (extract(epoch from date_trunc('milliseconds', u.when_modified)) * 1000)::bigint = s.modified
+          for share of u skip locked) as held) = (select count(*) from jsonb_to_recordset(p.users) as s(id text, modified bigint) where s.modified is not null)
+      and not exists (select 1 from jsonb_to_recordset(p.users) as s(id text, modified bigint) join users u on u.pool = p.pool and u.user_id = s.id where s.modified is null)
     on conflict (conversation_key, variant) do update set conversation_revision = excluded.conversation_revision, user_pool = excluded.user_pool,
-      user_ids = excluded.user_ids, user_modified = excluded.user_modified, expires_at = excluded.expires_at, page = excluded.page`,
+      user_ids = excluded.user_ids, absent_user_ids = excluded.absent_user_ids, expires_at = excluded.expires_at, page = excluded.page`,
 );
 
 /** Keeps the pages (at most one of each conversation's variant). */
@@ -91,6 +97,6 @@ export async function keepRenderings(q: Queryable, renderings: Rendering[]): Pro
     pools: textArrayLiteral(renderings.map((r) => r.userPool)),
     expires: intArrayLiteral(renderings.map((r) => r.expiresAt)),
     pages: renderings.map((r) => r.json).join(PAGE_SEPARATOR),
-    users: JSON.stringify(renderings.map((r) => [r.userIds, r.userModified])),
+    users: JSON.stringify(renderings.map((r) => r.userIds.map((id, i) => ({ id, modified: r.userModified[i] ?? null })))),
   });
 }

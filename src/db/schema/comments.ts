@@ -169,9 +169,10 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 /**
  * First pages of conversations as sent, kept so that a conversation nobody read recently is
  * answered with one indexed read (src/comments/services/stored-pages.ts). A page holds while its
- * conversation's revision and the modification times of the users it shows are those it was made
- * with, and until `expiresAt` (a shown user's ban or mute runs out); a read that finds it out of
- * date makes it again. At most a few variants (sort, limit, ...) per conversation.
+ * conversation's revision is the one it was made with, while none of the users it shows as absent
+ * has come, and until `expiresAt` (a shown user's ban or mute runs out); a change of a user it
+ * shows drops it (migration 0016). A read that finds none makes it again. At most a few variants
+ * (sort, limit, ...) per conversation.
  */
 export const commentPageRenderings = pgTable(
   'comment_page_renderings',
@@ -183,9 +184,10 @@ export const commentPageRenderings = pgTable(
     variant: text('variant').notNull(),
     conversationRevision: bigint('conversation_revision', { mode: 'number' }).notNull(),
     userPool: text('user_pool').notNull(),
-    /** The users the page shows, and each one's when_modified in epoch milliseconds (null: not there then). */
+    /** The users the page shows, as they were (a change of one drops the page). */
     userIds: text('user_ids').array().notNull(),
-    userModified: bigint('user_modified', { mode: 'number' }).array().notNull(),
+    /** The users the page shows as not there (one created since ends the page). */
+    absentUserIds: text('absent_user_ids').array().notNull(),
     expiresAt: ts('expires_at'),
     /**
      * The page's JSON as sent: bytes, which the embedded database's driver hands over as they are
@@ -194,5 +196,5 @@ export const commentPageRenderings = pgTable(
      */
     page: bytea('page').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.conversationKey, t.variant] })],
+  (t) => [primaryKey({ columns: [t.conversationKey, t.variant] }), index('comment_page_renderings_user_ids_idx').using('gin', t.userIds)],
 );
