@@ -13,8 +13,6 @@ export interface ChatContext {
   rooms: {
     /** 404 `Room {roomid} not found.` */
     require(app: Application, roomid: string): Promise<Room>;
-    /** These rooms (those there are) as the database has them now, whatever their app: for reads shared by several apps' requests, which check the app themselves. */
-    freshMany(roomids: string[]): Promise<Room[]>;
     /** The chat.room object; `extra` fields are merged in (e.g. bouncedusers, shadowbannedusers). */
     view(room: Room, extra?: Record<string, unknown>): RoomView;
   };
@@ -46,8 +44,6 @@ export interface ChatContext {
     list(app: Application, roomid: string): Promise<RoomEffect[]>;
     /** The same, read from the database: for answers kept until the database says the room changed. */
     fresh(app: Application, roomid: string): Promise<RoomEffect[]>;
-    /** The effects in force in these rooms, read from the database (of several apps' rooms: the rooms' reads check the app). */
-    inForceIn(roomids: string[]): Promise<RoomEffect[]>;
     set(app: Application, roomid: string, userid: string, effect: RoomEffectKind, options: { expires: Date | null; reason?: string; byUserId?: string | null }): Promise<void>;
     clear(app: Application, roomid: string, userid: string, effect: RoomEffectKind): Promise<boolean>;
   };

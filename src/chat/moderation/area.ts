@@ -8,7 +8,8 @@ import type { RouteDef } from '../../http/route.js';
 import type { ChatContext } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
-import { moderatedRoomDetails, roomsWithModeration, type ModeratedRoomView } from './services/room-view.js';
+import { moderatedRoomDetails, type ModeratedRoomView } from './services/room-view.js';
+import { roomsWithModeration } from './store.js';
 import { UserEffects } from './services/user-effects.js';
 import { UserReports } from './services/user-reports.js';
 
@@ -29,7 +30,7 @@ export interface Moderation {
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
 export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderation {
   const parts = { ...deps, chat };
-  const details = new ReadBatcher({ read: (ids: string[]) => roomsWithModeration(chat, deps.db, ids), keyOf: (id) => id, keyOfValue: (found) => found.room.id, log: deps.log, name: 'room_details' });
+  const details = new ReadBatcher({ read: (ids: string[]) => roomsWithModeration(deps.db, ids), keyOf: (id) => id, keyOfValue: (found) => found.room.id, log: deps.log, name: 'room_details' });
   return {
     routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
     roomDetails: (app, roomId) => moderatedRoomDetails(chat, details, app, roomId),

@@ -2,10 +2,10 @@ import { and, asc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { textArrayLiteral } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
-import { chatEventReports, chatEvents, chatParticipants, chatRoomUserReports, users } from '../../db/schema/index.js';
+import { chatEventReports, chatEvents, chatParticipants, chatRoomEffects, chatRooms, chatRoomUserReports, users } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
 import type { User } from '../../users/types.js';
-import type { ChatEvent } from '../context.js';
+import type { ChatEvent, Room, RoomEffect } from '../context.js';
 
 /** Moderation states a moderator can decide on: held by pre-moderation, or reported up to maxreports. */
 const QUEUED = ['pending', 'flagged'] as const;
@@ -113,15 +113,33 @@ export async function listRoomUserReports(q: Queryable, appId: string, roomId: s
 }
 
 const REPORT_ROWS = tableRows(chatRoomUserReports);
+const ROOM_ROWS = tableRows(chatRooms);
+const EFFECT_ROWS = tableRows(chatRoomEffects);
 const r = chatRoomUserReports;
-const REPORTS_OF_ROOMS = statementOnce<Record<string, unknown>>(
-  'chat_room_user_reports_of_rooms',
-  sql`select ${REPORT_ROWS.list} from ${r} where ${r.roomId} = any(${sql.placeholder('roomIds')}::text[]) order by ${r.roomId}, ${r.added}, ${r.id}`,
+const e = chatRoomEffects;
+/** Each room with its effects in force and its user reports (oldest first) as JSON, in columns no room field is named after. */
+const ROOMS_WITH_MODERATION = statementOnce<Record<string, unknown> & { withEffects: Record<string, unknown>[]; withReports: Record<string, unknown>[] }>(
+  'chat_rooms_with_moderation',
+  sql`select ${ROOM_ROWS.list},
+      (select coalesce(jsonb_agg(to_jsonb(${e})), '[]') from ${e} where ${e.roomId} = ${chatRooms.id} and (${e.expires} is null or ${e.expires} > now())) as "withEffects",
+      (select coalesce(jsonb_agg(to_jsonb(${r}) order by ${r.added}, ${r.id}), '[]') from ${r} where ${r.roomId} = ${chatRooms.id}) as "withReports"
+    from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`,
 );
 
-/** The user reports of these rooms, each room's oldest first, in one named statement. */
-export async function reportsOfRooms(q: Queryable, roomIds: string[]): Promise<RoomUserReport[]> {
-  return (await REPORTS_OF_ROOMS(q, { roomIds: textArrayLiteral(roomIds) })).map(REPORT_ROWS.of);
+/** A room with the effects in force in it and its user reports (oldest first): what its details show. */
+export interface RoomWithModeration {
+  room: Room;
+  effects: RoomEffect[];
+  reports: RoomUserReport[];
+}
+
+/** These rooms (those there are, whatever their app), each with its effects in force and its user reports (oldest first): one named statement. */
+export async function roomsWithModeration(q: Queryable, roomIds: string[]): Promise<RoomWithModeration[]> {
+  return (await ROOMS_WITH_MODERATION(q, { roomIds: textArrayLiteral(roomIds) })).map(({ withEffects, withReports, ...room }) => ({
+    room: ROOM_ROWS.of(room),
+    effects: withEffects.map(EFFECT_ROWS.ofJson),
+    reports: withReports.map(REPORT_ROWS.ofJson),
+  }));
 }
 
 export async function deleteRoomUserReports(q: Queryable, appId: string, roomId: string, userId: string): Promise<void> {

@@ -21,7 +21,6 @@ export function chatContext({ rooms, views, messages, posting, effects, particip
   return {
     rooms: {
       require: (app, id) => rooms.require(app, id),
-      freshMany: (ids) => rooms.freshMany(ids),
       view: (room, extra) => roomView(room, extra),
     },
     events: {
@@ -37,7 +36,6 @@ export function chatContext({ rooms, views, messages, posting, effects, particip
       active: (app, roomId, userId) => effects.active(app, roomId, userId),
       list: (app, roomId) => effects.list(app, roomId),
       fresh: (app, roomId) => effects.fresh(app, roomId),
-      inForceIn: (roomIds) => effects.inForceIn(roomIds),
       set: (app, roomId, userId, effect, options) => effects.set(app, roomId, userId, effect, options),
       clear: (app, roomId, userId, effect) => effects.clear(app, roomId, userId, effect),
     },

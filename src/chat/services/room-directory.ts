@@ -93,11 +93,6 @@ export class RoomDirectory {
     return room;
   }
 
-  /** These rooms (those there are) read from the database, whatever their app. */
-  freshMany(roomIds: string[]): Promise<Room[]> {
-    return findRoomsAnyApp(this.deps.db, roomIds);
-  }
-
   /** Read from the database after the request began, in one statement with the others asked for meanwhile. */
   async byCustomId(app: Application, customId: string): Promise<Room> {
     const room = await this.byCustom.get({ appId: app.id, customId });

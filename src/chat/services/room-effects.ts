@@ -37,10 +37,6 @@ export class RoomEffects {
     return effectsInForce(this.deps.db, [roomId]);
   }
 
-  inForceIn(roomIds: string[]): Promise<RoomEffect[]> {
-    return effectsInForce(this.deps.db, roomIds);
-  }
-
   async active(app: Application, roomId: string, userId: string): Promise<RoomEffect[]> {
     return (await this.list(app, roomId)).filter((e) => e.userId === userId);
   }

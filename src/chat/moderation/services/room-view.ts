@@ -3,8 +3,7 @@ import type { Db } from '../../../db/client.js';
 import { notFound } from '../../../errors.js';
 import type { ChatContext, Room, RoomEffect, RoomEffectKind, RoomView } from '../../context.js';
 import type { ReadBatcher } from '../../../db/read-batcher.js';
-import { groupBy } from '../../../group-by.js';
-import { listRoomUserReports, reportsOfRooms, type RoomUserReport } from '../store.js';
+import { listRoomUserReports, type RoomUserReport, type RoomWithModeration } from '../store.js';
 
 /** A room's moderated view, and when it changes by itself (Date.now() time the first effect in it ends; Infinity when none does). */
 export interface ModeratedRoomView {
@@ -16,21 +15,6 @@ export interface ModeratedRoomView {
 export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<RoomView> {
   const [effects, reports] = await Promise.all([chat.effects.fresh(app, room.id), listRoomUserReports(db, app.id, room.id)]);
   return detailsOf(chat, room, effects, reports).view;
-}
-
-/** A room with the effects in force in it and its user reports (oldest first): what its details show. */
-export interface RoomWithModeration {
-  room: Room;
-  effects: RoomEffect[];
-  reports: RoomUserReport[];
-}
-
-/** These rooms (whatever their app, those there are) with their moderation lists, read from the database: a statement for each of the three. */
-export async function roomsWithModeration(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, roomIds: string[]): Promise<RoomWithModeration[]> {
-  const [rooms, effects, reports] = await Promise.all([chat.rooms.freshMany(roomIds), chat.effects.inForceIn(roomIds), reportsOfRooms(db, roomIds)]);
-  const effectsOf = groupBy(effects, (e) => e.roomId);
-  const reportsOf = groupBy(reports, (r) => r.roomId);
-  return rooms.map((room) => ({ room, effects: effectsOf.get(room.id) ?? [], reports: reportsOf.get(room.id) ?? [] }));
 }
 
 /**
