@@ -23,11 +23,12 @@ const keyOf = (w: WantedRendering) => `${w.appId}\u0000${w.conversationId}\u0000
 
 /**
  * First pages of comments kept in the database (comment_page_renderings): a conversation nobody
- * read recently, whose page no node holds in memory, is answered with one indexed read instead of
- * the conversation, its comments and their authors read and rendered. Each page made on a miss
- * is kept in the background, batched with the others made meanwhile. A kept page tells by itself
- * whether it still holds (src/comments/store/renderings.ts), so no node has to tell another, and
- * a page is never kept for longer than a change.
+ * read recently, whose page no node holds in memory, is answered with one statement (its
+ * conversation and the page looked up) instead of the conversation, its comments and their
+ * authors read and rendered. Each page made on a miss is kept in the background, batched with the
+ * others made meanwhile. A kept page tells by itself whether it still holds, or is dropped by the
+ * change that ends it (src/comments/store/renderings.ts), so no node has to tell another, and a
+ * page is never kept for longer than a change.
  */
 export class StoredPages {
   private readonly finds: ReadBatcher<WantedRendering, { key: string; page: CommentPage }>;

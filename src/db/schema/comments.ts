@@ -168,7 +168,7 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 /**
  * First pages of conversations as sent, kept so that a conversation nobody read recently is
- * answered with one indexed read (src/comments/services/stored-pages.ts). A page holds while its
+ * answered with one statement (src/comments/services/stored-pages.ts). A page holds while its
  * conversation's revision is the one it was made with, while none of the users it shows as absent
  * has come, and until `expiresAt` (a shown user's ban or mute runs out); a change of a user it
  * shows drops it (migration 0016). A read that finds none makes it again. At most a few variants
