@@ -3,16 +3,18 @@
 -- conversation and the page, whatever the number of users it shows (issue 57: on a grown store each
 -- of those lookups is a page the database reads from disk).
 -- - An update or a deletion of users drops, in its own transaction, the pages that show them
---   (the index on user_ids finds them). A page kept meanwhile is kept only if each user it shows
---   is still as it was made, checked with the user locked (src/comments/store/renderings.ts):
---   an update waiting on that lock drops it after.
+--   (the index on user_ids finds them; its pending list kept small, as the trigram indexes' are:
+--   every search reads the list whole, and no autovacuum empties it on the embedded database).
+--   A page kept meanwhile is kept only if each user it shows is still as it was made, checked
+--   with the user locked (src/comments/store/renderings.ts): an update waiting on that lock
+--   drops it after.
 -- - A page keeps the users it shows as not there (absent_user_ids), checked on each read: a user
 --   created since ends it.
 -- The pages kept until now named their users the old way: they are dropped, and made again.
 TRUNCATE "comment_page_renderings";--> statement-breakpoint
 ALTER TABLE "comment_page_renderings" DROP COLUMN "user_modified";--> statement-breakpoint
 ALTER TABLE "comment_page_renderings" ADD COLUMN "absent_user_ids" text[] NOT NULL;--> statement-breakpoint
-CREATE INDEX "comment_page_renderings_user_ids_idx" ON "comment_page_renderings" USING gin ("user_ids");--> statement-breakpoint
+CREATE INDEX "comment_page_renderings_user_ids_idx" ON "comment_page_renderings" USING gin ("user_ids") WITH (gin_pending_list_limit=128);--> statement-breakpoint
 CREATE FUNCTION comment_page_renderings_users_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM comment_page_renderings p

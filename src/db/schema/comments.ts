@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { customColumns } from './columns.js';
+import { customColumns, SMALL_PENDING_LIST } from './columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
 
@@ -196,5 +196,5 @@ export const commentPageRenderings = pgTable(
      */
     page: bytea('page').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.conversationKey, t.variant] }), index('comment_page_renderings_user_ids_idx').using('gin', t.userIds)],
+  (t) => [primaryKey({ columns: [t.conversationKey, t.variant] }), index('comment_page_renderings_user_ids_idx').using('gin', t.userIds).with(SMALL_PENDING_LIST)],
 );
