@@ -71,19 +71,21 @@ const PAGE_SEPARATOR = '\u001e';
 const KEEP = statementOnce<never>(
   'comment_page_renderings_keep',
   sql`insert into comment_page_renderings (conversation_key, variant, conversation_revision, user_pool, user_ids, absent_user_ids, expires_at, page)
-    select p.key, p.variant, p.revision, p.pool,
-      array(select s.id from jsonb_to_recordset(p.users) as s(id text, modified bigint) where s.modified is not null),
-      array(select s.id from jsonb_to_recordset(p.users) as s(id text, modified bigint) where s.modified is null),
-      to_timestamp(p.expires / 1000), convert_to(p.json, 'UTF8')
+    select p.key, p.variant, p.revision, p.pool, shown.present, shown.absent, to_timestamp(p.expires / 1000), convert_to(p.json, 'UTF8')
     from unnest(${sql.placeholder('keys')}::text[], ${sql.placeholder('variants')}::text[], ${sql.placeholder('revisions')}::bigint[], ${sql.placeholder('pools')}::text[],
       ${sql.placeholder('expires')}::float8[], string_to_array(${sql.placeholder('pages')}::text, ${PAGE_SEPARATOR}), array(select jsonb_array_elements(${sql.placeholder('users')}::jsonb)))
       as p(key, variant, revision, pool, expires, json, users)
+    cross join lateral (
+      select coalesce(array_agg(s.id) filter (where s.modified is not null), '{}') as present, coalesce(array_agg(s.modified) filter (where s.modified is not null), '{}') as modified,
+        coalesce(array_agg(s.id) filter (where s.modified is null), '{}') as absent
+      from jsonb_to_recordset(p.users) as s(id text, modified bigint)
+    ) as shown
     where (select count(*) from comment_page_renderings k where k.conversation_key = p.key and k.variant <> p.variant) < ${VARIANTS_KEPT}
       and (select count(*) from (
-          select 1 from jsonb_to_recordset(p.users) as s(id text, modified bigint) join users u on u.pool = p.pool and u.user_id = s.id
+          select 1 from unnest(shown.present, shown.modified) as s(id, modified) join users u on u.pool = p.pool and u.user_id = s.id
           where (extract(epoch from date_trunc('milliseconds', u.when_modified)) * 1000)::bigint = s.modified
-          for share of u skip locked) as held) = (select count(*) from jsonb_to_recordset(p.users) as s(id text, modified bigint) where s.modified is not null)
-      and not exists (select 1 from jsonb_to_recordset(p.users) as s(id text, modified bigint) join users u on u.pool = p.pool and u.user_id = s.id where s.modified is null)
+          for share of u skip locked) as held) = cardinality(shown.present)
+      and not exists (select 1 from users u where u.pool = p.pool and u.user_id = any (shown.absent))
     on conflict (conversation_key, variant) do update set conversation_revision = excluded.conversation_revision, user_pool = excluded.user_pool,
       user_ids = excluded.user_ids, absent_user_ids = excluded.absent_user_ids, expires_at = excluded.expires_at, page = excluded.page`,
 );
