@@ -6,6 +6,8 @@ import { chatEventReports, chatEvents, chatParticipants, chatRoomEffects, chatRo
 import { tableRows } from '../../db/table-rows.js';
 import type { User } from '../../users/types.js';
 import type { ChatEvent, Room, RoomEffect } from '../context.js';
+import { EFFECT_ROWS, IN_FORCE } from '../store/effects.js';
+import { ROOM_ROWS } from '../store/rooms.js';
 
 /** Moderation states a moderator can decide on: held by pre-moderation, or reported up to maxreports. */
 const QUEUED = ['pending', 'flagged'] as const;
@@ -113,15 +115,13 @@ export async function listRoomUserReports(q: Queryable, appId: string, roomId: s
 }
 
 const REPORT_ROWS = tableRows(chatRoomUserReports);
-const ROOM_ROWS = tableRows(chatRooms);
-const EFFECT_ROWS = tableRows(chatRoomEffects);
 const r = chatRoomUserReports;
 const e = chatRoomEffects;
 /** Each room with its effects in force and its user reports (oldest first) as JSON, in columns no room field is named after. */
 const ROOMS_WITH_MODERATION = statementOnce<Record<string, unknown> & { withEffects: Record<string, unknown>[]; withReports: Record<string, unknown>[] }>(
   'chat_rooms_with_moderation',
   sql`select ${ROOM_ROWS.list},
-      (select coalesce(jsonb_agg(to_jsonb(${e})), '[]') from ${e} where ${e.roomId} = ${chatRooms.id} and (${e.expires} is null or ${e.expires} > now())) as "withEffects",
+      (select coalesce(jsonb_agg(to_jsonb(${e})), '[]') from ${e} where ${e.roomId} = ${chatRooms.id} and ${IN_FORCE}) as "withEffects",
       (select coalesce(jsonb_agg(to_jsonb(${r}) order by ${r.added}, ${r.id}), '[]') from ${r} where ${r.roomId} = ${chatRooms.id}) as "withReports"
     from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`,
 );

@@ -5,11 +5,13 @@ import { chatRoomEffects, type RoomEffectKind } from '../../db/schema/chat.js';
 import { tableRows } from '../../db/table-rows.js';
 import type { RoomEffect } from '../types.js';
 
-const EFFECT_ROWS = tableRows(chatRoomEffects);
+export const EFFECT_ROWS = tableRows(chatRoomEffects);
 const e = chatRoomEffects;
+/** An effect that has not run out. */
+export const IN_FORCE = sql`(${e.expires} is null or ${e.expires} > now())`;
 const IN_FORCE_IN_ROOMS = statementOnce<Record<string, unknown>>(
   'chat_room_effects_in_force',
-  sql`select ${EFFECT_ROWS.list} from ${e} where ${e.roomId} = any(${sql.placeholder('roomIds')}::text[]) and (${e.expires} is null or ${e.expires} > now())`,
+  sql`select ${EFFECT_ROWS.list} from ${e} where ${e.roomId} = any(${sql.placeholder('roomIds')}::text[]) and ${IN_FORCE}`,
 );
 
 /** The effects in force in these rooms, in one named statement. */

@@ -7,7 +7,7 @@ import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
 import { tableRows } from '../../db/table-rows.js';
 import type { Room } from '../types.js';
 
-const ROOM_ROWS = tableRows(chatRooms);
+export const ROOM_ROWS = tableRows(chatRooms);
 /** A room by id, or by an app's custom id: named statements, as a room nobody read recently is read by one of them. */
 const ROOMS_BY_ID = statementOnce<Record<string, unknown>>('chat_rooms_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`);
 const ROOMS_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
