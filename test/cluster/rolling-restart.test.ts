@@ -73,9 +73,15 @@ describe('a rolling restart behind HAProxy under the mixed load', () => {
   });
 
   it('resets and refuses nothing, answers only 200s, loses and repeats no write or push (sockets resume on the other node), and meets the SLO', { timeout: 300_000 }, async () => {
-    const run = runLoadtest(['--url', proxyUrl, '--app', app.appid, '--token', app.token, '--scenario', 'mixed', '--fans', '16', '--duration', '45', '--slo', 'p99=1000,deliveryP99=3000']);
+    let setUp: () => void = () => {};
+    const loadUnderWay = new Promise<void>((resolve) => (setUp = resolve));
+    // The restarts begin once the run does: a node stopped during the tester's setup (its sockets subscribing) would end the tester there.
+    const run = runLoadtest(['--url', proxyUrl, '--app', app.appid, '--token', app.token, '--scenario', 'mixed', '--fans', '16', '--duration', '45', '--slo', 'p99=1000,deliveryP99=3000'], (text) => {
+      if (text.includes('setup: room')) setUp();
+    });
     let loadEnded = false;
     void run.then(() => (loadEnded = true));
+    await Promise.race([loadUnderWay, run]);
     const exits: (number | null)[] = [];
     await new Promise((r) => setTimeout(r, 5000));
     for (const i of [0, 1]) {
@@ -90,7 +96,7 @@ describe('a rolling restart behind HAProxy under the mixed load', () => {
     const restartsDoneBeforeTheLoadEnded = !loadEnded;
     const finished = await run;
     expect(exits).toEqual([0, 0]);
-    expect(restartsDoneBeforeTheLoadEnded).toBe(true);
+    expect(restartsDoneBeforeTheLoadEnded, `the load test ended before both restarts were done\n${finished.stdout}\n${finished.stderr}`).toBe(true);
     expect(finished.summary(), finished.stdout + finished.stderr).toMatchObject({
       scenario: 'mixed',
       errors: 0,
