@@ -42,8 +42,6 @@ export interface ChatContext {
     active(app: Application, roomid: string, userid: string): Promise<RoomEffect[]>;
     /** All effects in force in the room. */
     list(app: Application, roomid: string): Promise<RoomEffect[]>;
-    /** The same, read from the database: for answers kept until the database says the room changed. */
-    fresh(app: Application, roomid: string): Promise<RoomEffect[]>;
     set(app: Application, roomid: string, userid: string, effect: RoomEffectKind, options: { expires: Date | null; reason?: string; byUserId?: string | null }): Promise<void>;
     clear(app: Application, roomid: string, userid: string, effect: RoomEffectKind): Promise<boolean>;
   };

@@ -106,14 +106,6 @@ export async function countRecentRoomUserReports(q: Queryable, appId: string, ro
   return row?.n ?? 0;
 }
 
-export async function listRoomUserReports(q: Queryable, appId: string, roomId: string): Promise<RoomUserReport[]> {
-  return q
-    .select()
-    .from(chatRoomUserReports)
-    .where(and(eq(chatRoomUserReports.appId, appId), eq(chatRoomUserReports.roomId, roomId)))
-    .orderBy(asc(chatRoomUserReports.added), asc(chatRoomUserReports.id));
-}
-
 const REPORT_ROWS = tableRows(chatRoomUserReports);
 const r = chatRoomUserReports;
 const e = chatRoomEffects;

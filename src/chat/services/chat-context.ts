@@ -35,7 +35,6 @@ export function chatContext({ rooms, views, messages, posting, effects, particip
     effects: {
       active: (app, roomId, userId) => effects.active(app, roomId, userId),
       list: (app, roomId) => effects.list(app, roomId),
-      fresh: (app, roomId) => effects.fresh(app, roomId),
       set: (app, roomId, userId, effect, options) => effects.set(app, roomId, userId, effect, options),
       clear: (app, roomId, userId, effect) => effects.clear(app, roomId, userId, effect),
     },

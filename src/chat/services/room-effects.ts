@@ -32,11 +32,6 @@ export class RoomEffects {
     return effects.filter((e) => inForce(e, now));
   }
 
-  /** `list` read from the database, past what this node's memory may not have heard yet. */
-  async fresh(_app: Application, roomId: string): Promise<RoomEffect[]> {
-    return effectsInForce(this.deps.db, [roomId]);
-  }
-
   async active(app: Application, roomId: string, userId: string): Promise<RoomEffect[]> {
     return (await this.list(app, roomId)).filter((e) => e.userId === userId);
   }

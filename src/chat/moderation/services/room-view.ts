@@ -3,7 +3,7 @@ import type { Db } from '../../../db/client.js';
 import { notFound } from '../../../errors.js';
 import type { ChatContext, Room, RoomEffect, RoomEffectKind, RoomView } from '../../context.js';
 import type { ReadBatcher } from '../../../db/read-batcher.js';
-import { listRoomUserReports, type RoomUserReport, type RoomWithModeration } from '../store.js';
+import { type RoomUserReport, type RoomWithModeration, roomsWithModeration } from '../store.js';
 
 /** A room's moderated view, and when it changes by itself (Date.now() time the first effect in it ends; Infinity when none does). */
 export interface ModeratedRoomView {
@@ -11,10 +11,10 @@ export interface ModeratedRoomView {
   until: number;
 }
 
-/** The chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, as the database has them now. */
-export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms' | 'effects'>, db: Db, app: Application, room: Room): Promise<RoomView> {
-  const [effects, reports] = await Promise.all([chat.effects.fresh(app, room.id), listRoomUserReports(db, app.id, room.id)]);
-  return detailsOf(chat, room, effects, reports).view;
+/** The chat.room object `room` (as a write just left it) with who is bounced, flagged, shadow banned, muted and reported in it, as the database has them now: one statement. */
+export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms'>, db: Db, room: Room): Promise<RoomView> {
+  const [found] = await roomsWithModeration(db, [room.id]);
+  return detailsOf(chat, room, found?.effects ?? [], found?.reports ?? []).view;
 }
 
 /**
