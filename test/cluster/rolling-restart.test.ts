@@ -83,20 +83,25 @@ describe('a rolling restart behind HAProxy under the mixed load', () => {
     void run.then(() => (loadEnded = true));
     await Promise.race([loadUnderWay, run]);
     const exits: (number | null)[] = [];
+    const began = Date.now();
+    const steps: string[] = [];
+    const step = (what: string) => steps.push(`${what} at ${((Date.now() - began) / 1000).toFixed(1)} s`);
     await new Promise((r) => setTimeout(r, 5000));
     for (const i of [0, 1]) {
       const old = nodes[i] as SpawnedServer;
       const exited = new Promise<number | null>((resolve) => old.process.once('exit', (code) => resolve(code)));
       await old.kill('SIGTERM');
       exits.push(await exited);
+      step(`node ${i} exited`);
       nodes[i] = await spawnServer({ ...env, PORT: String(old.port) });
+      step(`node ${i} started again`);
       // HAProxy takes it back after two good checks.
       await new Promise((r) => setTimeout(r, 3000));
     }
     const restartsDoneBeforeTheLoadEnded = !loadEnded;
     const finished = await run;
     expect(exits).toEqual([0, 0]);
-    expect(restartsDoneBeforeTheLoadEnded, `the load test ended before both restarts were done\n${finished.stdout}\n${finished.stderr}`).toBe(true);
+    expect(restartsDoneBeforeTheLoadEnded, `the load test ended before both restarts were done (${steps.join(', ')})\n${finished.stdout}\n${finished.stderr}`).toBe(true);
     expect(finished.summary(), finished.stdout + finished.stderr).toMatchObject({
       scenario: 'mixed',
       errors: 0,
