@@ -11,7 +11,7 @@
  * The server runs with the default rate limits: the posts go round-robin over BENCH_SPEAKERS
  * joined users, each well inside the per-user chat budget.
  */
-import { cpuSeconds } from './lib/cpu.js';
+import { cpuSeconds, mainThreadCpuSeconds } from './lib/cpu.js';
 import { startCeiling } from './lib/ceiling.js';
 import { load, type LoadResult } from './lib/autocannon.js';
 import { benchApp } from './lib/app.js';
@@ -50,14 +50,17 @@ try {
   const ceilPost = await load({ url: `${ceiling.url}/x`, method: 'POST', bodies: commandBodies, connections: postConnections, durationSeconds: seconds });
   out(fmt('ceiling POST', ceilPost));
   const pid = server.process.pid as number;
-  /** Runs a load and measures the server's CPU per request alongside. */
+  /** Runs a load and measures the server's CPU per request alongside, and how busy its main thread was. */
   const measured = async (options: Parameters<typeof load>[0]) => {
     const before = cpuSeconds(pid);
+    const mainBefore = mainThreadCpuSeconds(pid);
     const result = await load(options);
-    return { result, cpu: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requestsPerSec * seconds) };
+    return { result, cpu: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requestsPerSec * seconds), mainBusy: (mainThreadCpuSeconds(pid) - mainBefore) / seconds };
   };
   const post = await measured({ url: commandUrl, method: 'POST', headers, bodies: commandBodies, connections: postConnections, durationSeconds: seconds });
   out(fmt('POST command (speech)', post.result, ceilPost, post.cpu));
+  // The main thread runs the server's JavaScript and the embedded database: near 100%, it is what bounds the post rate; well below, the loop waited for requests.
+  out(`  the server's main thread was busy ${(100 * post.mainBusy).toFixed(0)}% of the POST run`);
   const postHalf = await load({
     url: commandUrl,
     method: 'POST',

@@ -5,7 +5,19 @@ const TICKS_PER_SECOND = 100;
 
 /** CPU seconds (user + system) a process has used so far (Linux /proc). */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return ticksIn(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds a process's main thread (the one running its JavaScript, the embedded database's
+ * included) has used so far: its share of the wall time is how busy the event loop was.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return ticksIn(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function ticksIn(statFile: string): number {
+  const stat = readFileSync(statFile, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
