@@ -1,9 +1,9 @@
 import type { Application } from '../../../apps/types.js';
 import type { Db } from '../../../db/client.js';
 import { notFound } from '../../../errors.js';
-import type { ChatContext, Room, RoomEffect, RoomEffectKind, RoomView } from '../../context.js';
+import type { ChatContext, RoomEffectKind, RoomView } from '../../context.js';
 import type { ReadBatcher } from '../../../db/read-batcher.js';
-import { type RoomUserReport, type RoomWithModeration, roomsWithModeration } from '../store.js';
+import { type RoomWithModeration, roomsWithModeration } from '../store.js';
 
 /** A room's moderated view, and when it changes by itself (Date.now() time the first effect in it ends; Infinity when none does). */
 export interface ModeratedRoomView {
@@ -11,10 +11,14 @@ export interface ModeratedRoomView {
   until: number;
 }
 
-/** The chat.room object `room` (as a write just left it) with who is bounced, flagged, shadow banned, muted and reported in it, as the database has them now: one statement. */
-export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms'>, db: Db, room: Room): Promise<RoomView> {
-  const [found] = await roomsWithModeration(db, [room.id]);
-  return detailsOf(chat, room, found?.effects ?? [], found?.reports ?? []).view;
+/**
+ * The app's room `roomId` as the database has it now (a write just made included: its counters
+ * too) with who is bounced, flagged, shadow banned, muted and reported in it: one statement; 404
+ * when there is no such room.
+ */
+export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms'>, db: Db, app: Application, roomId: string): Promise<RoomView> {
+  const [found] = await roomsWithModeration(db, [roomId]);
+  return detailsOf(chat, app, roomId, found).view;
 }
 
 /**
@@ -22,12 +26,12 @@ export async function moderatedRoomView(chat: Pick<ChatContext, 'rooms'>, db: Db
  * for at the same moment, in one statement), and when they change by itself; 404 when there is no such room.
  */
 export async function moderatedRoomDetails(chat: Pick<ChatContext, 'rooms'>, reads: ReadBatcher<string, RoomWithModeration>, app: Application, roomId: string): Promise<ModeratedRoomView> {
-  const found = await reads.get(roomId);
-  if (found?.room.appId !== app.id) throw notFound(`Room ${roomId} not found.`);
-  return detailsOf(chat, found.room, found.effects, found.reports);
+  return detailsOf(chat, app, roomId, await reads.get(roomId));
 }
 
-function detailsOf(chat: Pick<ChatContext, 'rooms'>, room: Room, effects: RoomEffect[], reports: RoomUserReport[]): ModeratedRoomView {
+function detailsOf(chat: Pick<ChatContext, 'rooms'>, app: Application, roomId: string, found: RoomWithModeration | undefined): ModeratedRoomView {
+  if (found?.room.appId !== app.id) throw notFound(`Room ${roomId} not found.`);
+  const { room, effects, reports } = found;
   const having = (kind: RoomEffectKind) => effects.filter((e) => e.effect === kind).map((e) => e.userId);
   const view = chat.rooms.view(room, {
     bouncedusers: having('bounce'),

@@ -34,13 +34,12 @@ export class UserEffects {
     await users.require(app, userId);
     if (!bounce) {
       await chat.effects.clear(app, room.id, userId, 'bounce');
-      return { kind: 'chat.bounceuser', event: null, room: await moderatedRoomView(chat, db, room) };
+      return { kind: 'chat.bounceuser', event: null, room: await moderatedRoomView(chat, db, app, room.id) };
     }
     await chat.effects.set(app, room.id, userId, 'bounce', { expires: null, byUserId });
     await chat.participants.remove(app, room, userId);
     const event = await chat.publish.system(app, room, { eventtype: 'bounce', userid: userId, body: announcement });
-    const after = await chat.rooms.require(app, room.id);
-    return { kind: 'chat.bounceuser', event, room: await moderatedRoomView(chat, db, after) };
+    return { kind: 'chat.bounceuser', event, room: await moderatedRoomView(chat, db, app, room.id) };
   }
 
   /** Room-scoped mute or shadow ban; with expireSeconds it lifts itself at that time. */
@@ -54,7 +53,7 @@ export class UserEffects {
     } else {
       await chat.effects.clear(app, room.id, userId, effect);
     }
-    return moderatedRoomView(chat, db, room);
+    return moderatedRoomView(chat, db, app, room.id);
   }
 
   /**

@@ -30,7 +30,7 @@ export class UserReports {
     await requireReporter(this.deps, app, room.id, reporterId);
     const recorded = await store.insertRoomUserReport(db, { id: newId(), appId: app.id, roomId: room.id, userId, reportedBy: reporterId, reportType });
     if (recorded) await this.flagAtLimit(app, room.id, userId);
-    return moderatedRoomView(chat, db, room);
+    return moderatedRoomView(chat, db, app, room.id);
   }
 
   /**
@@ -46,7 +46,7 @@ export class UserReports {
     if (!approve) await chat.effects.clear(app, room.id, userId, 'shadowban');
     await chat.effects.clear(app, room.id, userId, 'flag');
     await store.deleteRoomUserReports(db, app.id, room.id, userId);
-    return moderatedRoomView(chat, db, room);
+    return moderatedRoomView(chat, db, app, room.id);
   }
 
   private async flagAtLimit(app: Application, roomId: string, userId: string): Promise<void> {
