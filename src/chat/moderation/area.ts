@@ -1,4 +1,3 @@
-import type { Application } from '../../apps/types.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { ReadBatcher } from '../../db/read-batcher.js';
@@ -8,7 +7,7 @@ import type { RouteDef } from '../../http/route.js';
 import type { ChatContext } from '../context.js';
 import { moderationRoutes } from './routes.js';
 import { EventModeration } from './services/event-queue.js';
-import { moderatedRoomDetails, type ModeratedRoomView } from './services/room-view.js';
+import { type RoomDetails, roomDetailsFrom } from './services/room-view.js';
 import { roomsWithModeration } from './store.js';
 import { UserEffects } from './services/user-effects.js';
 import { UserReports } from './services/user-reports.js';
@@ -24,15 +23,16 @@ export interface ModerationDeps {
 export interface Moderation {
   routes: RouteDef[];
   /** The app's room as the chat.room object with who is bounced, flagged, shadow banned, muted and reported in it, and when it changes by itself; 404 when there is none. */
-  roomDetails(app: Application, roomId: string): Promise<ModeratedRoomView>;
+  roomDetails: RoomDetails;
 }
 
 /** Chat moderation: its services, which reach chat only through `chat`, and their routes. */
 export function moderationArea(deps: ModerationDeps, chat: ChatContext): Moderation {
-  const parts = { ...deps, chat };
   const details = new ReadBatcher({ read: (ids: string[]) => roomsWithModeration(deps.db, ids), keyOf: (id) => id, keyOfValue: (found) => found.room.id, log: deps.log, name: 'room_details' });
+  const roomDetails = roomDetailsFrom(chat, details);
+  const parts = { ...deps, chat, roomDetails };
   return {
     routes: moderationRoutes({ events: new EventModeration(parts), reports: new UserReports(parts), effects: new UserEffects(parts) }),
-    roomDetails: (app, roomId) => moderatedRoomDetails(chat, details, app, roomId),
+    roomDetails,
   };
 }

@@ -6,12 +6,14 @@ import type { UserService } from '../../../users/service.js';
 import { effectActive, type User } from '../../../users/types.js';
 import { userView } from '../../../users/views.js';
 import type { ChatContext, EventView, Room, RoomView } from '../../context.js';
-import { moderatedRoomView } from './room-view.js';
+import type { RoomDetails } from './room-view.js';
 import { globallyAffectedUsers } from '../store.js';
 import type { BounceResult, RoomUserEffectView } from '../views.js';
 
 export interface UserEffectsDeps {
   db: Db;
+  /** The room's details after a moderation write (its view is the answer). */
+  roomDetails: RoomDetails;
   users: Pick<UserService, 'require' | 'getMany'>;
   chat: Pick<ChatContext, 'rooms' | 'effects' | 'participants' | 'publish' | 'purge'>;
 }
@@ -29,22 +31,22 @@ export class UserEffects {
 
   /** Bouncing ends the user's session in the room, bars them from it and announces it with a `bounce` event. */
   async bounce(app: Application, roomId: string, userId: string, bounce: boolean, announcement: string, byUserId: string | null): Promise<BounceResult> {
-    const { db, users, chat } = this.deps;
+    const { users, chat, roomDetails } = this.deps;
     const room = await chat.rooms.require(app, roomId);
     await users.require(app, userId);
     if (!bounce) {
       await chat.effects.clear(app, room.id, userId, 'bounce');
-      return { kind: 'chat.bounceuser', event: null, room: await moderatedRoomView(chat, db, app, room.id) };
+      return { kind: 'chat.bounceuser', event: null, room: (await roomDetails(app, room.id)).view };
     }
     await chat.effects.set(app, room.id, userId, 'bounce', { expires: null, byUserId });
     await chat.participants.remove(app, room, userId);
     const event = await chat.publish.system(app, room, { eventtype: 'bounce', userid: userId, body: announcement });
-    return { kind: 'chat.bounceuser', event, room: await moderatedRoomView(chat, db, app, room.id) };
+    return { kind: 'chat.bounceuser', event, room: (await roomDetails(app, room.id)).view };
   }
 
   /** Room-scoped mute or shadow ban; with expireSeconds it lifts itself at that time. */
   async apply(app: Application, roomId: string, userId: string, effect: 'mute' | 'shadowban', on: boolean, expireSeconds: number | undefined, byUserId: string | null): Promise<RoomView> {
-    const { db, users, chat } = this.deps;
+    const { users, chat, roomDetails } = this.deps;
     const room = await chat.rooms.require(app, roomId);
     await users.require(app, userId);
     if (on) {
@@ -53,7 +55,7 @@ export class UserEffects {
     } else {
       await chat.effects.clear(app, room.id, userId, effect);
     }
-    return moderatedRoomView(chat, db, app, room.id);
+    return (await roomDetails(app, room.id)).view;
   }
 
   /**

@@ -4,12 +4,14 @@ import type { Db } from '../../../db/client.js';
 import { badRequest, preconditionFailed } from '../../../errors.js';
 import { newId } from '../../../ids.js';
 import type { ChatContext, RoomView } from '../../context.js';
-import { moderatedRoomView } from './room-view.js';
+import type { RoomDetails } from './room-view.js';
 import * as store from '../store.js';
 import { type ReporterDeps, requireReporter } from './reporter.js';
 
 export interface UserReportsDeps extends ReporterDeps {
   db: Db;
+  /** The room's details after a moderation write (its view is the answer). */
+  roomDetails: RoomDetails;
   chat: Pick<ChatContext, 'rooms' | 'effects'>;
   config: Pick<Config, 'userReportWindowSeconds'>;
 }
@@ -24,13 +26,13 @@ export class UserReports {
 
   async report(app: Application, roomId: string, userId: string, reporterId: string, reportType: string): Promise<RoomView> {
     if (app.userReportsLimit <= 0) throw preconditionFailed('User reporting is not enabled for this application: its User Reports limit must be greater than 0.');
-    const { db, users, chat } = this.deps;
+    const { db, users, chat, roomDetails } = this.deps;
     const room = await chat.rooms.require(app, roomId);
     await users.require(app, userId);
     await requireReporter(this.deps, app, room.id, reporterId);
     const recorded = await store.insertRoomUserReport(db, { id: newId(), appId: app.id, roomId: room.id, userId, reportedBy: reporterId, reportType });
     if (recorded) await this.flagAtLimit(app, room.id, userId);
-    return moderatedRoomView(chat, db, app, room.id);
+    return (await roomDetails(app, room.id)).view;
   }
 
   /**
@@ -39,14 +41,14 @@ export class UserReports {
    * led to the flag are settled and removed, so counting starts afresh.
    */
   async decide(app: Application, roomId: string, userId: string, approve: boolean): Promise<RoomView> {
-    const { db, chat } = this.deps;
+    const { db, chat, roomDetails } = this.deps;
     const room = await chat.rooms.require(app, roomId);
     const effects = await chat.effects.active(app, room.id, userId);
     if (!effects.some((e) => e.effect === 'flag')) throw badRequest(`User ${userId} is not flagged in this room.`, { userid: 'is not flagged in this room' });
     if (!approve) await chat.effects.clear(app, room.id, userId, 'shadowban');
     await chat.effects.clear(app, room.id, userId, 'flag');
     await store.deleteRoomUserReports(db, app.id, room.id, userId);
-    return moderatedRoomView(chat, db, app, room.id);
+    return (await roomDetails(app, room.id)).view;
   }
 
   private async flagAtLimit(app: Application, roomId: string, userId: string): Promise<void> {
