@@ -1,4 +1,5 @@
 import { protocol, type PGlite } from '@electric-sql/pglite';
+import { ScratchBytes } from '../scratch-bytes.js';
 import { bindMessage, type DescribedStatement, describedStatement, rowsOfAnswer, type NotificationListener } from './pglite-wire.js';
 
 /** Runs a named statement: `name` always stands for the same `text`. */
@@ -20,6 +21,8 @@ const RUN = Buffer.concat([serialize.execute({}), serialize.sync()]);
 export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): NamedQuery {
   /** Each statement prepared on this connection, as Describe told it. */
   const prepared = new Map<string, DescribedStatement>();
+  /** The answer being read: calls run one at a time, and its rows copy out what they keep. */
+  const answer = new ScratchBytes();
 
   async function prepare(name: string, text: string): Promise<DescribedStatement> {
     const known = prepared.get(name);
@@ -39,13 +42,13 @@ export function pgliteNamedQuery(client: PGlite, heard: NotificationListener): N
           const serializer = client.serializers[parameterTypes[i] as number];
           return String(serializer === undefined ? value : serializer(value));
         });
-        const chunks: Buffer[] = [];
+        answer.clear();
         // PGlite lends each chunk of its answer from the database's memory: copied before the next.
         await client.execProtocolRawStream(Buffer.concat([bindMessage(name, params, fields.resultFormats), RUN]), {
           syncToFs: true,
-          onRawData: (bytes) => chunks.push(Buffer.from(bytes)),
+          onRawData: (bytes) => answer.append(bytes),
         });
-        return { rows: rowsOfAnswer(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), fields, heard) };
+        return { rows: rowsOfAnswer(answer.bytes(), fields, heard) };
       }),
     );
 }

@@ -165,9 +165,10 @@ function fieldsOf(answer: Buffer, start: number, parsers: Parsers): Fields {
 }
 
 /**
- * A DataRow's fields. When every field is ASCII (ids, numbers, times, most names), the row is
- * decoded once and each field is a slice of it (a byte is a character then): a decode per field
- * cost a read by id of a 27-column row about a tenth of its CPU.
+ * A DataRow's fields. When every text field is ASCII (ids, numbers, times, most names), the row
+ * up to its last text field is decoded once and each field is a slice of it (a byte is a
+ * character then): a decode per field cost a read by id of a 27-column row about a tenth of its
+ * CPU. Binary fields after the last text one (a kept page) are not decoded as text for nothing.
  */
 function rowOf(answer: Buffer, start: number, { names, typeIds, parsers, decoders }: Fields): Record<string, unknown> {
   const count = answer.readInt16BE(start);
@@ -195,16 +196,20 @@ function rowOf(answer: Buffer, start: number, { names, typeIds, parsers, decoder
   return row;
 }
 
-/** Where the `count` fields from `at` end, when no text field holds a byte outside ASCII; undefined otherwise. */
+/** Where the last text field of the `count` fields from `at` ends, when no text field holds a byte outside ASCII; undefined otherwise. */
 function asciiFieldsEnd(answer: Buffer, at: number, count: number, decoders: (Decode | undefined)[]): number | undefined {
+  let end = at;
   for (let i = 0; i < count; i++) {
     const length = answer.readInt32BE(at);
     at += 4;
     if (length < 0) continue;
-    if (decoders[i] === undefined) for (let b = at; b < at + length; b++) if ((answer[b] as number) > 0x7f) return undefined;
+    if (decoders[i] === undefined) {
+      for (let b = at; b < at + length; b++) if ((answer[b] as number) > 0x7f) return undefined;
+      end = at + length;
+    }
     at += length;
   }
-  return at;
+  return end;
 }
 
 function notificationOf(answer: Buffer, start: number, heard: NotificationListener): void {

@@ -1,3 +1,5 @@
+import { ScratchBytes } from '../scratch-bytes.js';
+
 /** Every response body, success or error: {kind:"api.result", message, code, errors, data}. */
 export function envelope(code: number, message: string, data: unknown, errors: Record<string, string> = {}): string {
   return JSON.stringify({ kind: 'api.result', message, code, errors, data: data ?? null });
@@ -14,9 +16,8 @@ export function envelopeAroundJson(code: number, message: string, dataJson: stri
  */
 export type JsonPieces = (string | Buffer)[];
 
-/** Answers assembled from pieces up to this size reuse one buffer; a larger one gets its own. */
-const SCRATCH_BYTES = 256 * 1024;
-let scratch = Buffer.allocUnsafe(64 * 1024);
+/** Where answers are assembled from their pieces. */
+const assembled = new ScratchBytes();
 
 /**
  * The envelope around data in pieces, as the bytes to send AT ONCE: the Buffer is reused by the
@@ -24,13 +25,12 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
  * Buffer per answer, and collecting them was a tenth of a join's CPU.
  */
 export function envelopeAroundPieces(code: number, message: string, pieces: JsonPieces): Buffer {
-  const head = `{"kind":"api.result","message":${JSON.stringify(message)},"code":${code},"errors":{},"data":`;
-  let size = Buffer.byteLength(head) + 1;
-  for (const piece of pieces) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  if (size > scratch.length && size <= SCRATCH_BYTES) scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-  const out = size <= scratch.length ? scratch : Buffer.allocUnsafe(size);
-  let at = out.write(head, 0);
-  for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
-  at += out.write('}', at);
-  return out.subarray(0, at);
+  assembled.clear();
+  assembled.write(`{"kind":"api.result","message":${JSON.stringify(message)},"code":${code},"errors":{},"data":`);
+  for (const piece of pieces) {
+    if (typeof piece === 'string') assembled.write(piece);
+    else assembled.append(piece);
+  }
+  assembled.write('}');
+  return assembled.bytes();
 }

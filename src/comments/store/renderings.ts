@@ -36,7 +36,8 @@ export const VARIANTS_KEPT = 3;
  */
 const HOLDING = statementOnce<{ i: number; json: Buffer; expires: number | null }>(
   'comment_page_renderings_holding',
-  sql`select w.i::int as i, found.json, found.expires from unnest(${sql.placeholder('apps')}::text[], ${sql.placeholder('ids')}::text[], ${sql.placeholder('variants')}::text[]) with ordinality as w(app, id, variant, i)
+  // The page last: on the embedded database a row is decoded as text up to its last text field (pglite-wire.ts).
+  sql`select w.i::int as i, found.expires, found.json from unnest(${sql.placeholder('apps')}::text[], ${sql.placeholder('ids')}::text[], ${sql.placeholder('variants')}::text[]) with ordinality as w(app, id, variant, i)
     cross join lateral (select c.key, c.revision from comment_conversations c where c.app_id = w.app and c.conversation_id = w.id) as c
     cross join lateral (
       select p.page as json, (extract(epoch from p.expires_at) * 1000)::float8 as expires
