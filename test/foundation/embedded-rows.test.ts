@@ -62,6 +62,24 @@ describe('rows of the embedded database read by named statements', () => {
     expect(ours[3]?.bytes?.toString()).toBe('é and 中: not ASCII');
   });
 
+  it('reads text after bytes, and bytes after the last text field, ASCII or not, as PGlite does', async () => {
+    const text = `select n, convert_to(coalesce(label, ''), 'UTF8') as bytes, label, counts, convert_to(repeat(coalesce(label, '-'), 200), 'UTF8') as page from times order by n`;
+    const ours = (await named('text_around_bytes', text, [])).rows as Record<string, unknown>[];
+    const pglites = (await db.query<Record<string, unknown>>(text)).rows;
+    const plain = (rows: Record<string, unknown>[]) => rows.map((r) => ({ ...r, bytes: Buffer.from(r['bytes'] as Uint8Array).toString(), page: Buffer.from(r['page'] as Uint8Array).toString() }));
+    expect(plain(ours)).toEqual(plain(pglites));
+    expect(plain(ours)[3]).toMatchObject({ label: 'é and 中: not ASCII', bytes: 'é and 中: not ASCII', counts: null });
+  });
+
+  it('reads an answer far larger than one chunk, then a small one, each whole', async () => {
+    const large = (await named('large_answer', `select g as n, repeat(md5(g::text), 40) as filler from generate_series(1, 2000) g`, [])).rows as { n: number; filler: string }[];
+    expect(large).toHaveLength(2000);
+    expect(large[1999]?.filler).toHaveLength(32 * 40);
+    expect(large.map((r) => r.n)).toEqual(Array.from({ length: 2000 }, (_, i) => i + 1));
+    const small = (await named('small_after_large', 'select n, label from times where n = $1', [1])).rows;
+    expect(small).toEqual([{ n: 1, label: 'plain' }]);
+  });
+
   it('binds values and reads a statement again, and one that returns no rows', async () => {
     const text = 'select n, at from times where at > $1 order by n';
     for (let i = 0; i < 2; i++) {
