@@ -89,6 +89,7 @@ const EnvSchema = v.object({
   CATCH_UP_CACHE: v.optional(byteSize, '32mb'),
   CROWD_READS_CACHE: v.optional(byteSize, '16mb'),
   STORED_COMMENT_PAGE_MAX: v.optional(byteSize, '64kb'),
+  EMBEDDED_SHARED_BUFFERS: v.optional(v.pipe(byteSize, v.minValue(1024 * 1024, 'must be at least 1mb'), v.maxValue(1024 * 1024 * 1024, 'must be at most 1024mb')), '32mb'),
   USER_CACHE_ENTRIES: v.optional(wholeNumber, '50000'),
   ROOM_CACHE_ENTRIES: v.optional(wholeNumber, '20000'),
   WS_IDLE_TIMEOUT_SECONDS: v.optional(v.pipe(positiveInt, v.minValue(8, 'must be at least 8 (uWebSockets.js refuses shorter idle timeouts)')), '120'),
@@ -144,6 +145,8 @@ export type Config = {
   crowdReadsCacheBytes: number;
   /** Bytes of the largest first comment page kept in the database for the next reader (comment_page_renderings); 0 keeps none. */
   storedCommentPageMax: number;
+  /** Bytes of the embedded database's shared buffers (its cache of table and index pages). */
+  embeddedSharedBuffers: number;
   /** Users a node keeps in memory (0: every read from the database). */
   userCacheEntries: number;
   /** Rooms, and rooms' effects, a node keeps in memory (0: every read from the database). */
@@ -179,8 +182,15 @@ export type Config = {
 export class ConfigError extends Error {}
 
 /** What opening the database takes from the configuration (the server, and the command-line tools on the same database). */
-export function databaseSettings(c: Config): Pick<OpenOptions, 'databaseUrl' | 'pooler' | 'poolSize' | 'dataDir' | 'storageReserve'> {
-  return { databaseUrl: c.databaseUrl, pooler: c.databasePooler, poolSize: c.databasePoolSize, dataDir: c.dataDir, storageReserve: c.storageReserve };
+export function databaseSettings(c: Config): Pick<OpenOptions, 'databaseUrl' | 'pooler' | 'poolSize' | 'dataDir' | 'storageReserve' | 'sharedBuffers'> {
+  return {
+    databaseUrl: c.databaseUrl,
+    pooler: c.databasePooler,
+    poolSize: c.databasePoolSize,
+    dataDir: c.dataDir,
+    storageReserve: c.storageReserve,
+    sharedBuffers: c.embeddedSharedBuffers,
+  };
 }
 
 /** Reads the environment once; a bad value throws a ConfigError naming the variable. */
@@ -216,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     catchUpCacheBytes: e.CATCH_UP_CACHE,
     crowdReadsCacheBytes: e.CROWD_READS_CACHE,
     storedCommentPageMax: e.STORED_COMMENT_PAGE_MAX,
+    embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS,
     userCacheEntries: e.USER_CACHE_ENTRIES,
     roomCacheEntries: e.ROOM_CACHE_ENTRIES,
     wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,

@@ -9,11 +9,12 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { embeddedSharedBuffers } from '../metrics/registry.js';
 import { hearCommits } from './commit-notices.js';
 import { remakeUnlessFull } from './errors.js';
 import { CommitVersions, commitTriggers, noCommitTriggers, SERVER_CONNECTIONS, watchCommits } from './commit-versions.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { EMBEDDED_OPTIONS, initEmbeddedCluster } from './embedded.js';
+import { embeddedOptions, initEmbeddedCluster } from './embedded.js';
 import { type CopyTimes, copyEmbeddedOnline, prepareOnlineCopies } from './embedded-snapshot.js';
 import { keepVacuumed } from './embedded-vacuum.js';
 import { keepCheckpointed } from './embedded-checkpoints.js';
@@ -121,6 +122,8 @@ export interface OpenOptions {
   /** At most this many connections to Postgres. */
   poolSize: number;
   dataDir: string;
+  /** EMBEDDED_SHARED_BUFFERS: bytes of the embedded database's shared buffers. */
+  sharedBuffers: number;
   /** STORAGE_RESERVE (see StorageGuard, ReserveFile); 0 for a command-line tool, which holds none. */
   storageReserve: number;
   log: Logger;
@@ -239,9 +242,12 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
         throw err;
       }),
     );
-    client = new PGlite(dataDir, { ...EMBEDDED_OPTIONS, extensions: { ...EMBEDDED_OPTIONS.extensions, abortWatch: aborts.extension }, onStderr: aborts.onStderr });
+    const settings = embeddedOptions(options.sharedBuffers);
+    client = new PGlite(dataDir, { ...settings, extensions: { ...settings.extensions, abortWatch: aborts.extension }, onStderr: aborts.onStderr });
     await client.waitReady;
     aborts.guard(client);
+    const { rows: buffers } = await client.query<{ bytes: number }>("select pg_size_bytes(current_setting('shared_buffers'))::float8 as bytes");
+    embeddedSharedBuffers.value = buffers[0]?.bytes ?? 0;
     const pglite = drizzlePglite(client);
     await migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER });
     const db = pglite as unknown as Db;

@@ -127,6 +127,15 @@ export const storageMetrics = {
   ).cell(),
 };
 
+/** As the embedded database reports it once open (Postgres: 0, its buffers are its own setting). */
+export const embeddedSharedBuffers = new ValueFamily(
+  registry,
+  `${PREFIX}embedded_shared_buffers_bytes`,
+  "Bytes of the embedded database's shared buffers (EMBEDDED_SHARED_BUFFERS), its cache of table and index pages",
+  'gauge',
+  [],
+).cell();
+
 export const webhookMetrics = {
   attempts: new ValueFamily(registry, `${PREFIX}webhook_attempts_total`, 'Webhook delivery attempts (HTTP requests sent, or found undeliverable)', 'counter', []).cell(),
   failures: new ValueFamily(registry, `${PREFIX}webhook_failures_total`, 'Webhook delivery attempts that failed (no answer, or a status other than 2xx)', 'counter', []).cell(),
