@@ -257,7 +257,7 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     namedQueries.set(db, pgliteNamedQuery(client, commits.heard));
     const storage = new StorageGuard({ log, reserveBytes: options.storageReserve, disk: { dataDir, reserve }, probe: () => probeDirSpace(dataDir) });
     await storage.start();
-    log.info({ dataDir }, 'embedded database ready, migrations applied');
+    log.info({ dataDir, sharedBufferBytes: embeddedSharedBuffers.value }, 'embedded database ready, migrations applied');
     const mayWrite = () => storage.mayWrite();
     const stopVacuuming = keepVacuumed(db, log, mayWrite);
     const stopCheckpoints = keepCheckpointed(db, log, mayWrite);
