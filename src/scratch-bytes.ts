@@ -15,10 +15,14 @@ export class ScratchBytes {
     this.buffer = Buffer.allocUnsafe(initialBytes);
   }
 
-  /** Starts again, empty: what `bytes` returned before is overwritten from now on. */
-  clear(): void {
+  /**
+   * Starts again, empty: what `bytes` returned before is overwritten from now on. With
+   * `expectedBytes` (the size about to be appended, when known) the space is made once, not grown.
+   */
+  clear(expectedBytes = 0): void {
     this.length = 0;
-    if (this.buffer.length > this.keepBytes) this.buffer = Buffer.allocUnsafe(this.initialBytes);
+    if (this.buffer.length > Math.max(this.keepBytes, expectedBytes)) this.buffer = Buffer.allocUnsafe(this.initialBytes);
+    this.reserve(expectedBytes);
   }
 
   append(bytes: Uint8Array): void {
