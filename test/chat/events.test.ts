@@ -134,6 +134,18 @@ describe('replies, quotes and reactions', () => {
     expect((await t.api.post(`chat/rooms/${room.id}/events/${uid('none')}/reply`, { userid: users[0], body: 'x' })).status).toBe(404);
   });
 
+  it('permanentifnoreplies keeps an event that has replies (a logical delete), and removes a reply without any', async () => {
+    const { room, users } = await roomWith(2);
+    const root = (await say(t.api, room.id, users[0] as string, 'root')).speech;
+    const reply = (await t.api.post(`chat/rooms/${room.id}/events/${root.id}/reply`, { userid: users[1], body: 'a reply' })).body.data;
+    const kept = await t.api.put(`chat/rooms/${room.id}/events/${root.id}/setdeleted?userid=${users[0]}&deleted=true&permanentifnoreplies=true`);
+    expect(kept.body.data).toMatchObject({ permanentdelete: false, event: { id: root.id, deleted: true } });
+    expect((await t.api.get(`chat/rooms/${room.id}/events/${root.id}`)).status).toBe(200);
+    const removed = await t.api.put(`chat/rooms/${room.id}/events/${reply.id}/setdeleted?userid=${users[1]}&deleted=true&permanentifnoreplies=true`);
+    expect(removed.body.data.permanentdelete).toBe(true);
+    expect((await t.api.get(`chat/rooms/${room.id}/events/${reply.id}`)).status).toBe(404);
+  });
+
   it('quotes hold the quoted event in replyto', async () => {
     const { room, users } = await roomWith(2);
     const original = (await say(t.api, room.id, users[0] as string, 'quotable')).speech;

@@ -106,13 +106,14 @@ export const chatEvents = pgTable(
   },
   (t) => [
     uniqueIndex('chat_events_feed_idx').on(t.roomId, t.seq),
-    index('chat_events_user_idx').on(t.roomId, t.userId, t.seq),
+    // A user's events in a room (by seq) and in the whole app: one index for both, one write fewer per event.
+    index('chat_events_user_idx').on(t.userId, t.roomId, t.seq),
     index('chat_events_type_idx').on(t.roomId, t.eventType, t.seq),
     index('chat_events_ts_idx').on(t.roomId, t.ts),
-    index('chat_events_app_user_idx').on(t.appId, t.userId),
     index('chat_events_waiting_idx').on(t.appId, t.moderation).where(sql`${t.seq} is null`),
     index('chat_events_queue_idx').on(t.appId, t.id).where(sql`${t.moderation} in ('pending', 'flagged')`),
-    index('chat_events_parent_idx').on(t.parentId),
+    // Most events are no thread's reply: they write no entry here.
+    index('chat_events_parent_idx').on(t.parentId).where(sql`${t.parentId} is not null`),
     // searchevents' body is a case-insensitive substring: trigrams find it without reading the room's history.
     index('chat_events_body_trgm_idx').using('gin', t.body.op('gin_trgm_ops')),
   ],
