@@ -64,9 +64,7 @@ describe('chat_events indexes', () => {
   it('a look-up by parent uses chat_events_parent_idx, which holds the replies only', async () => {
     expect(await planOf('select id from chat_events where parent_id = $1 limit 1', [rootId])).toMatch(/Index Scan using chat_events_parent_idx/);
     await db.exec('analyze chat_events');
-    const entries = await db.query<{ relname: string; reltuples: number }>(
-      `select relname, reltuples from pg_class where relname in ('chat_events_parent_idx', 'chat_events_feed_idx')`,
-    );
+    const entries = await db.query<{ relname: string; reltuples: number }>(`select relname, reltuples from pg_class where relname in ('chat_events_parent_idx', 'chat_events_feed_idx')`);
     const count = (name: string) => entries.rows.find((r) => r.relname === name)?.reltuples;
     // Two joins and 20 messages and a reply in the feed; one entry, the reply's, among parents.
     expect(count('chat_events_feed_idx')).toBeGreaterThanOrEqual(21);
