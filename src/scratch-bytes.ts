@@ -21,8 +21,8 @@ export class ScratchBytes {
    */
   clear(expectedBytes = 0): void {
     this.length = 0;
-    if (this.buffer.length > Math.max(this.keepBytes, expectedBytes)) this.buffer = Buffer.allocUnsafe(this.initialBytes);
-    this.reserve(expectedBytes);
+    if (this.buffer.length > Math.max(this.keepBytes, expectedBytes)) this.buffer = Buffer.allocUnsafe(Math.max(this.initialBytes, expectedBytes));
+    else this.reserve(expectedBytes);
   }
 
   append(bytes: Uint8Array): void {
@@ -31,9 +31,9 @@ export class ScratchBytes {
     this.length += bytes.length;
   }
 
-  /** Appends the text in UTF-8. */
-  write(text: string): void {
-    this.reserve(Buffer.byteLength(text));
+  /** Appends the text in UTF-8; `bytes` is its length in UTF-8, when the caller has measured it already. */
+  write(text: string, bytes = Buffer.byteLength(text)): void {
+    this.reserve(bytes);
     this.length += this.buffer.write(text, this.length);
   }
 
