@@ -24,3 +24,13 @@ export const intArrayLiteral = (values: readonly (number | null)[]): string => `
 export function boolArray(values: readonly boolean[]): SQL {
   return sql`${`{${values.map((b) => (b ? 't' : 'f')).join(',')}}`}`;
 }
+
+/**
+ * The array placeholder `name` of a statement made once (statementOnce), as a subselect the planner
+ * does not look into: every call's plan then costs the same guess (ten elements), and Postgres keeps
+ * one generic plan. Seen as the value itself, a call of one key costs less than that guess, so when
+ * a statement's first five calls pass few keys Postgres plans it again on every later call (on a
+ * grown store, a room read by id spent more on planning than on reading). Use it where an array is
+ * expected: `= any(${plannedOnce('ids', 'text[]')})`, `unnest(${…})`.
+ */
+export const plannedOnce = (name: string, type: 'text[]' | 'bigint[]'): SQL => sql`(select ${sql.placeholder(name)}::${sql.raw(type)})::${sql.raw(type)}`;

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, ilike, or, sql } from 'drizzle-orm';
-import { textArrayLiteral } from '../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../db/arrays.js';
 import { rows, statementOnce, type Queryable } from '../db/client.js';
 import { containing, likeEscape } from '../db/like.js';
 import { userReports, users } from '../db/schema/index.js';
@@ -36,7 +36,7 @@ export function userOfRow(r: User): User {
  */
 const FIND_USERS = statementOnce<User>(
   'users_find_many',
-  sql`select found.* from unnest(${sql.placeholder('userIds')}::text[]) as wanted(id)
+  sql`select found.* from unnest(${plannedOnce('userIds', 'text[]')}) as wanted(id)
     cross join lateral (select ${USER_COLUMNS} from users where pool = ${sql.placeholder('pool')} and user_id = wanted.id) as found`,
 );
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { chatEventReports, chatEvents, chatParticipants, chatRoomEffects, chatRooms, chatRoomUserReports, users } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -115,7 +115,7 @@ const ROOMS_WITH_MODERATION = statementOnce<Record<string, unknown> & { withEffe
   sql`select ${ROOM_ROWS.list},
       (select coalesce(jsonb_agg(to_jsonb(${e})), '[]') from ${e} where ${e.roomId} = ${chatRooms.id} and ${IN_FORCE}) as "withEffects",
       (select coalesce(jsonb_agg(to_jsonb(${r}) order by ${r.added}, ${r.id}), '[]') from ${r} where ${r.roomId} = ${chatRooms.id}) as "withReports"
-    from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`,
+    from ${chatRooms} where ${chatRooms.id} = any(${plannedOnce('roomIds', 'text[]')})`,
 );
 
 /** A room with the effects in force in it and its user reports (oldest first): what its details show. */

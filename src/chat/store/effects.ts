@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { chatRoomEffects, type RoomEffectKind } from '../../db/schema/chat.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -11,7 +11,7 @@ const e = chatRoomEffects;
 export const IN_FORCE = sql`(${e.expires} is null or ${e.expires} > now())`;
 const IN_FORCE_IN_ROOMS = statementOnce<Record<string, unknown>>(
   'chat_room_effects_in_force',
-  sql`select ${EFFECT_ROWS.list} from ${e} where ${e.roomId} = any(${sql.placeholder('roomIds')}::text[]) and ${IN_FORCE}`,
+  sql`select ${EFFECT_ROWS.list} from ${e} where ${e.roomId} = any(${plannedOnce('roomIds', 'text[]')}) and ${IN_FORCE}`,
 );
 
 /** The effects in force in these rooms, in one named statement. */

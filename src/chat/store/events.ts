@@ -5,13 +5,13 @@ import { chatEvents } from '../../db/schema/chat.js';
 import { containing } from '../../db/like.js';
 import { feedHead } from './rooms.js';
 import { type ChatEvent, DISPLAYABLE_TYPES } from '../types.js';
-import { intArrayLiteral, textArrayLiteral } from '../../db/arrays.js';
+import { intArrayLiteral, textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 
 const EVENT_ROWS = tableRows(chatEvents);
 
 /** Events as a statement returned them with `to_jsonb` (a JSON array of rows). */
 export const eventsOfJson = (rows: Record<string, unknown>[]): ChatEvent[] => rows.map(EVENT_ROWS.ofJson);
-const EVENTS_BY_ID = statementOnce<Record<string, unknown>>('chat_events_by_id', sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${chatEvents.id} = any(${sql.placeholder('ids')}::text[])`);
+const EVENTS_BY_ID = statementOnce<Record<string, unknown>>('chat_events_by_id', sql`select ${EVENT_ROWS.list} from ${chatEvents} where ${chatEvents.id} = any(${plannedOnce('ids', 'text[]')})`);
 
 type NewEvent = typeof chatEvents.$inferInsert;
 export type EventPatch = Partial<Omit<NewEvent, 'id' | 'appId' | 'roomId' | 'seq'>>;
@@ -130,17 +130,6 @@ export const displayable = (viewer: string | undefined) => and(shown, visibleTo(
  */
 const shownInText = (shadowban: boolean) => sql`${and(shown, eq(chatEvents.shadowban, shadowban))}`.inlineParams();
 
-/**
- * The arrays of rooms a statement for several rooms reads, as subselects the planner does not look
- * into: a custom plan knows how many rooms a call passes and costs a call of one room below the
- * generic plan's guess (ten), so Postgres would plan the statement again on each call of a few rooms.
- */
-const wantedRooms = (...arrays: SQL[]) =>
-  sql.join(
-    arrays.map((array) => sql`(select ${array})`),
-    sql`, `,
-  );
-
 /** A condition on the events a list shows. */
 export type EventFilter = SQL | undefined;
 
@@ -162,7 +151,7 @@ export async function feedBefore(q: Queryable, roomId: string, where: EventFilte
 
 const LATEST_DISPLAYABLE = statementOnce<Record<string, unknown>>(
   'chat_latest_displayable',
-  sql`select page.* from unnest(${wantedRooms(sql`${sql.placeholder('roomIds')}::text[]`, sql`${sql.placeholder('beforeSeqs')}::bigint[]`)}) as wanted(room, before) cross join lateral (
+  sql`select page.* from unnest(${plannedOnce('roomIds', 'text[]')}, ${plannedOnce('beforeSeqs', 'bigint[]')}) as wanted(room, before) cross join lateral (
       select ${EVENT_ROWS.list} from ${chatEvents} where ${and(sql`${chatEvents.roomId} = wanted.room`, shownInText(false), sql`${chatEvents.seq} < wanted.before`)}
       order by ${chatEvents.seq} desc limit ${sql.placeholder('limit')}) as page`,
 );
@@ -185,7 +174,7 @@ export async function latestDisplayable(q: Queryable, rooms: FeedBefore[], limit
 
 const SHADOWED_BETWEEN = statementOnce<Record<string, unknown>>(
   'chat_shadowed_between',
-  sql`select page.* from unnest(${wantedRooms(sql`${sql.placeholder('roomIds')}::text[]`, sql`${sql.placeholder('afterSeqs')}::bigint[]`, sql`${sql.placeholder('upToSeqs')}::bigint[]`)}) as wanted(room, after, up_to)
+  sql`select page.* from unnest(${plannedOnce('roomIds', 'text[]')}, ${plannedOnce('afterSeqs', 'bigint[]')}, ${plannedOnce('upToSeqs', 'bigint[]')}) as wanted(room, after, up_to)
     cross join lateral (
       select ${EVENT_ROWS.list} from ${chatEvents} where ${and(
         sql`${chatEvents.roomId} = wanted.room`,

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm';
 import { statementOnce, type Queryable } from '../../db/client.js';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { containing } from '../../db/like.js';
 import { chatRoomEffects, chatRooms } from '../../db/schema/chat.js';
 import { chatRoomUserReports } from '../../db/schema/chat-moderation.js';
@@ -9,10 +9,10 @@ import type { Room } from '../types.js';
 
 export const ROOM_ROWS = tableRows(chatRooms);
 /** A room by id, or by an app's custom id: named statements, as a room nobody read recently is read by one of them. */
-const ROOMS_BY_ID = statementOnce<Record<string, unknown>>('chat_rooms_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = any(${sql.placeholder('roomIds')}::text[])`);
+const ROOMS_BY_ID = statementOnce<Record<string, unknown>>('chat_rooms_by_id', sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.id} = any(${plannedOnce('roomIds', 'text[]')})`);
 const ROOMS_BY_CUSTOM_ID = statementOnce<Record<string, unknown>>(
   'chat_rooms_by_custom_id',
-  sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = any(${sql.placeholder('customIds')}::text[])`,
+  sql`select ${ROOM_ROWS.list} from ${chatRooms} where ${chatRooms.appId} = ${sql.placeholder('appId')} and ${chatRooms.customId} = any(${plannedOnce('customIds', 'text[]')})`,
 );
 
 export type NewRoom = typeof chatRooms.$inferInsert;
@@ -114,7 +114,7 @@ const c = (column: { name: string }) => sql.identifier(column.name);
 const FEED_HEADS = statementOnce<{ roomId: string; seq: string | number; revision: string | number }>(
   'chat_feed_heads',
   sql`select ${c(chatRooms.id)} as "roomId", ${c(chatRooms.lastSeq)} as seq, ${c(chatRooms.eventsRevision)} as revision from ${chatRooms}
-    where ${c(chatRooms.id)} = any(${sql.placeholder('roomIds')}::text[])`,
+    where ${c(chatRooms.id)} = any(${plannedOnce('roomIds', 'text[]')})`,
 );
 
 /** A feed's head and its events revision (changes in place move it). */

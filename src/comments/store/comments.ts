@@ -1,5 +1,5 @@
 import { and, eq, or, sql } from 'drizzle-orm';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { commentConversations, commentReports, comments } from '../../db/schema/comments.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -9,7 +9,7 @@ export const COMMENT_ROWS = tableRows(comments);
 const COMMENTS_BY_ID = statementOnce<Record<string, unknown>>(
   'comments_by_id_with_conversation',
   sql`select ${COMMENT_ROWS.list}, (select ${commentConversations.conversationId} from ${commentConversations} where ${commentConversations.key} = ${comments.conversationKey}) as "ofConversation"
-    from ${comments} where ${comments.appId} = ${sql.placeholder('app')} and ${comments.id} = any(${sql.placeholder('ids')}::text[])`,
+    from ${comments} where ${comments.appId} = ${sql.placeholder('app')} and ${comments.id} = any(${plannedOnce('ids', 'text[]')})`,
 );
 
 export async function findComment(q: Queryable, conversationKey: string, id: string): Promise<Comment | undefined> {

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { commentConversations } from '../../db/schema/comments.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -10,11 +10,11 @@ const t = commentConversations;
 /** By id on every read and write of comments, by custom id when an article is opened: named statements, for a batch of ids. */
 const BY_IDS = statementOnce<Record<string, unknown>>(
   'comment_conversations_by_id',
-  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.conversationId} = any(${sql.placeholder('ids')}::text[])`,
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.conversationId} = any(${plannedOnce('ids', 'text[]')})`,
 );
 const BY_CUSTOM_IDS = statementOnce<Record<string, unknown>>(
   'comment_conversations_by_custom_id',
-  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.customId} = any(${sql.placeholder('ids')}::text[])`,
+  sql`select ${CONVERSATION_ROWS.list} from ${t} where ${t.appId} = ${sql.placeholder('app')} and ${t.customId} = any(${plannedOnce('ids', 'text[]')})`,
 );
 
 export async function findConversation(q: Queryable, appId: string, conversationId: string): Promise<Conversation | undefined> {

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { comments } from '../../db/schema/comments.js';
 import type { Sort } from '../schemas.js';
@@ -78,7 +78,7 @@ function pageStatement(shape: PageShape): SQL {
     const dir = shape.backward ? asc : desc;
     order = [dir(COUNT_COLUMN[shape.sort]), dir(c.added), dir(c.id)];
   }
-  return sql`select page.* from unnest(${sql.placeholder('keys')}::text[]) as wanted(key) cross join lateral (
+  return sql`select page.* from unnest(${plannedOnce('keys', 'text[]')}) as wanted(key) cross join lateral (
       select ${COMMENT_ROWS.list} from ${c} where ${and(...filters)} order by ${sql.join(order, sql`, `)}
       limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as page`;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { intArrayLiteral, textArrayLiteral } from '../../db/arrays.js';
+import { intArrayLiteral, textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 
 /** A first page as kept (comment_page_renderings, migration 0015): what it was made from, and its JSON. */
@@ -37,7 +37,7 @@ export const VARIANTS_KEPT = 3;
 const HOLDING = statementOnce<{ i: number; json: Buffer; expires: number | null }>(
   'comment_page_renderings_holding',
   // The page last: on the embedded database a row is decoded as text up to its last text field (pglite-wire.ts).
-  sql`select w.i::int as i, found.expires, found.json from unnest(${sql.placeholder('apps')}::text[], ${sql.placeholder('ids')}::text[], ${sql.placeholder('variants')}::text[]) with ordinality as w(app, id, variant, i)
+  sql`select w.i::int as i, found.expires, found.json from unnest(${plannedOnce('apps', 'text[]')}, ${plannedOnce('ids', 'text[]')}, ${plannedOnce('variants', 'text[]')}) with ordinality as w(app, id, variant, i)
     cross join lateral (select c.key, c.revision from comment_conversations c where c.app_id = w.app and c.conversation_id = w.id) as c
     cross join lateral (
       select p.page as json, (extract(epoch from p.expires_at) * 1000)::float8 as expires

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
-import { textArrayLiteral } from '../../db/arrays.js';
+import { textArrayLiteral, plannedOnce } from '../../db/arrays.js';
 import { statementOnce, type Queryable } from '../../db/client.js';
 import { pollChoices, polls } from '../../db/schema/index.js';
 import { tableRows } from '../../db/table-rows.js';
@@ -9,10 +9,10 @@ import type { Choice, NewChoice, NewPoll, Poll, PollStandingsRead, PollWithChoic
 const POLL_ROWS = tableRows(polls);
 const CHOICE_ROWS = tableRows(pollChoices);
 /** Polls by id and their choices (their details, their standings): named statements, as polls nobody read recently are read by them, several at once. */
-const POLLS_BY_ID = statementOnce<Record<string, unknown>>('polls_by_id', sql`select ${POLL_ROWS.list} from ${polls} where ${polls.id} = any(${sql.placeholder('pollIds')}::text[])`);
+const POLLS_BY_ID = statementOnce<Record<string, unknown>>('polls_by_id', sql`select ${POLL_ROWS.list} from ${polls} where ${polls.id} = any(${plannedOnce('pollIds', 'text[]')})`);
 const CHOICES_OF_POLLS = statementOnce<Record<string, unknown>>(
   'poll_choices_of_polls',
-  sql`select ${CHOICE_ROWS.list} from ${pollChoices} where ${pollChoices.pollId} = any(${sql.placeholder('pollIds')}::text[])
+  sql`select ${CHOICE_ROWS.list} from ${pollChoices} where ${pollChoices.pollId} = any(${plannedOnce('pollIds', 'text[]')})
     order by ${pollChoices.pollId}, ${pollChoices.position}, ${pollChoices.id}`,
 );
 
@@ -25,7 +25,7 @@ const STANDINGS_OF_POLLS = statementOnce<{ poll: string; app: string; id: string
   'poll_standings_of_polls',
   sql`select p.id as poll, p.app_id as app, c.id, c.title, c.position, c.response_count as count
     from polls p left join poll_choices c on c.poll_id = p.id
-    where p.id = any(${sql.placeholder('pollIds')}::text[])
+    where p.id = any(${plannedOnce('pollIds', 'text[]')})
     order by p.id, c.position, c.id`,
 );
 
