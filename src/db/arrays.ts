@@ -30,7 +30,8 @@ export function boolArray(values: readonly boolean[]): SQL {
  * does not look into: every call's plan then costs the same guess (ten elements), and Postgres keeps
  * one generic plan. Seen as the value itself, a call of one key costs less than that guess, so when
  * a statement's first five calls pass few keys Postgres plans it again on every later call (on a
- * grown store, a room read by id spent more on planning than on reading). Use it where an array is
- * expected: `= any(${plannedOnce('ids', 'text[]')})`, `unnest(${…})`.
+ * grown store a room read by id was: 110–270 µs a call in PGlite, against about 50 on one plan).
+ * The cast after the parentheses makes the subselect a value: `any((select …))` would compare each
+ * row of it. Use it where an array is expected: `= any(${plannedOnce('ids', 'text[]')})`, `unnest(${…})`.
  */
 export const plannedOnce = (name: string, type: 'text[]' | 'bigint[]'): SQL => sql`(select ${sql.placeholder(name)}::${sql.raw(type)})::${sql.raw(type)}`;
