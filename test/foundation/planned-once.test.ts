@@ -49,7 +49,9 @@ async function plansOf(name: string): Promise<Plans> {
   return found;
 }
 
-const roomId = (i: number) => `room-${1 + ((i * 7_919) % ROOMS)}`;
+/** The rooms the calls read, spread over the table. */
+const roomNumber = (i: number) => 1 + ((i * 7_919) % ROOMS);
+const roomId = (i: number) => `room-${roomNumber(i)}`;
 
 describe('named reads by an array of keys', () => {
   it('a lookup with its array as a plain parameter is planned again on every call of one key on this table', async () => {
@@ -57,16 +59,17 @@ describe('named reads by an array of keys', () => {
     expect(await plansOf('planned_once_contrast')).toEqual({ name: 'planned_once_contrast', generic_plans: 0, custom_plans: CALLS });
   });
 
-  it.each<[string, (i: number) => Promise<unknown[]>]>([
-    ['chat_rooms_by_id', (i) => findRoomsAnyApp(database.db, [roomId(i)])],
-    ['chat_rooms_by_custom_id', (i) => findRoomsByCustomId(database.db, APP, [`custom-${1 + ((i * 7_919) % ROOMS)}`])],
-    ['chat_feed_heads', (i) => feedHeads(database.db, [roomId(i)])],
-    ['chat_room_effects_in_force', (i) => effectsInForce(database.db, [roomId(i)])],
-  ])('%s keeps its generic plan after the first five calls', async (name, call) => {
+  // Each read, what it finds of one key (undefined: not counted; the rooms have no effects), and a call of it.
+  it.each<[string, number | undefined, (i: number) => Promise<unknown[]>]>([
+    ['chat_rooms_by_id', 1, (i) => findRoomsAnyApp(database.db, [roomId(i)])],
+    ['chat_rooms_by_custom_id', 1, (i) => findRoomsByCustomId(database.db, APP, [`custom-${roomNumber(i)}`])],
+    ['chat_feed_heads', 1, (i) => feedHeads(database.db, [roomId(i)])],
+    ['chat_room_effects_in_force', undefined, (i) => effectsInForce(database.db, [roomId(i)])],
+  ])('%s keeps its generic plan after the first five calls', async (name, rowsFound, call) => {
     // One at a time: on Postgres the pool then hands each call the connection the last one gave back, whose statements are counted.
     for (let i = 0; i < CALLS; i++) {
       const found = await call(i);
-      if (name !== 'chat_room_effects_in_force') expect(found).toHaveLength(1);
+      if (rowsFound !== undefined) expect(found).toHaveLength(rowsFound);
     }
     expect(await plansOf(name)).toEqual({ name, generic_plans: CALLS - 5, custom_plans: 5 });
   });

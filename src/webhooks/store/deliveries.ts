@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
-import { boolArray, intArray, textArray } from '../../db/arrays.js';
-import { deletedCount, preparedRows, rows, type Queryable } from '../../db/client.js';
+import { boolArray, intArray, plannedOnce, textArray, textArrayLiteral } from '../../db/arrays.js';
+import { deletedCount, preparedRows, rows, statementOnce, type Queryable } from '../../db/client.js';
 import { applications, webhookJournal, webhookLog, webhookMessages, webhookOutbox, webhooks } from '../../db/schema/index.js';
 import type { ClaimedRow, DeliveryTarget, JournalRow, LogEntryWithPayload, Message, Owed, Settlement } from '../types.js';
 
@@ -95,13 +95,14 @@ export async function claimDue(q: Queryable, limit: number, holdSeconds: number)
   );
 }
 
+const TARGETS = statementOnce<DeliveryTarget & { id: string }>(
+  'webhook_targets',
+  sql`select w.id, w.url, a.webhook_secret as secret from ${webhooks} w join ${applications} a on a.id = w.app_id where w.id = any(${plannedOnce('hookIds', 'text[]')})`,
+);
+
 /** Where each hook's deliveries go and its app's signing secret, for the hooks that still exist. */
 export async function deliveryTargets(q: Queryable, hookIds: string[]): Promise<Map<string, DeliveryTarget>> {
-  const found = await preparedRows<DeliveryTarget & { id: string }>(
-    q,
-    'webhook_targets',
-    sql`select w.id, w.url, a.webhook_secret as secret from ${webhooks} w join ${applications} a on a.id = w.app_id where w.id = any(${textArray(hookIds)}::text[])`,
-  );
+  const found = await TARGETS(q, { hookIds: textArrayLiteral(hookIds) });
   return new Map(found.map((t) => [t.id, t]));
 }
 
