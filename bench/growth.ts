@@ -31,7 +31,7 @@ import { initEmbeddedCluster } from '../src/db/embedded.js';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, benchClient, type BenchApp } from './lib/app.js';
 import { load } from './lib/autocannon.js';
-import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds, settled } from './lib/cpu.js';
+import { cpuSeconds, databaseCpuFrom, settled } from './lib/cpu.js';
 import { COLD_ENV, coldReads, type Objects } from './lib/cold-reads.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { growStore, growTarget, rareWord, type StoreSize } from './lib/grow-store.js';
@@ -113,8 +113,7 @@ async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp:
   // Reads of objects not read before stop before they would read one again.
   const amount = left === undefined ? undefined : Math.max(connections, Math.floor(warmUp ? left * WARM_UP_SHARE : left));
   await settled(pid);
-  const backends = url === undefined ? [] : await databaseBackendPids(url);
-  const dbBefore = pidsCpuSeconds(backends);
+  const databaseCpu = await databaseCpuFrom(url);
   const before = cpuSeconds(pid);
   const result = await load({
     url: app.url(m.path),
@@ -129,7 +128,7 @@ async function measure(server: SpawnedServer, app: BenchApp, m: Measure, warmUp:
   // The requests still in flight when the load stopped (by time, not by amount) are done, and counted, before the CPU is read.
   await settled(pid);
   const answered = Math.max(1, result.answered + (amount !== undefined && result.answered >= amount ? 0 : connections));
-  const dbSeconds = cpuUsedBetween(dbBefore, pidsCpuSeconds(backends));
+  const dbSeconds = await databaseCpu();
   return { cpuUs: ((cpuSeconds(pid) - before) * 1e6) / answered, dbCpuUs: (dbSeconds * 1e6) / answered, requestsPerSec: result.requestsPerSec, failed: result.non2xx + result.errors };
 }
 

@@ -52,6 +52,22 @@ export async function databaseBackendPids(url: string): Promise<number[]> {
   }
 }
 
+/**
+ * Starts counting the CPU of the backends of `url`'s database (the server's pool) from now: the
+ * returned function gives the seconds they used since, those that connected meanwhile included
+ * (all of theirs: a pool that let its connections go while idle opens new ones under the load).
+ * 0 on the embedded database (no `url`), which runs in the server's process.
+ */
+export async function databaseCpuFrom(url: string | undefined): Promise<() => Promise<number>> {
+  if (url === undefined) return async () => 0;
+  const before = pidsCpuSeconds(await databaseBackendPids(url));
+  return async () => {
+    let used = 0;
+    for (const [pid, seconds] of pidsCpuSeconds(await databaseBackendPids(url))) used += seconds - (before.get(pid) ?? 0);
+    return used;
+  };
+}
+
 /** CPU seconds so far of each of these processes still running. */
 export function pidsCpuSeconds(pids: number[]): Map<number, number> {
   const seconds = new Map<number, number>();
