@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { BUILT, FROM_SOURCE, type SpawnedServer, spawnServer } from '../test/helpers/spawn.js';
 import { benchApp } from './lib/app.js';
 import { load, type LoadOptions } from './lib/autocannon.js';
-import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
+import { cpuSeconds, databaseCpuFrom } from './lib/cpu.js';
 import { joinSpeakers } from './lib/limits.js';
 import { turnOrder } from './lib/checkouts.js';
 
@@ -89,14 +89,13 @@ for (const checkout of checkouts) targets.push(await start(checkout));
 const runs = new Map<string, number[]>();
 const measure = async (target: Target, name: LoadName) => {
   const pid = target.server.process.pid as number;
-  const backends = target.database === undefined ? [] : await databaseBackendPids(target.database);
+  const databaseCpu = await databaseCpuFrom(target.database);
   const before = cpuSeconds(pid);
-  const backendsBefore = pidsCpuSeconds(backends);
   if (name !== 'post') await target.followHead();
   const result = await load(target.loads[name]);
   const per = (seconds: number) => (seconds * 1e6) / Math.max(1, result.answered);
   const cpuUs = per(cpuSeconds(pid) - before);
-  const postgresUs = per(cpuUsedBetween(backendsBefore, pidsCpuSeconds(backends)));
+  const postgresUs = per(await databaseCpu());
   const postgres = target.database === undefined ? '' : `, its Postgres backends ${postgresUs.toFixed(1)} µs/request`;
   process.stdout.write(
     `${target.name.padEnd(10)} ${name.padEnd(6)} ${String(result.requestsPerSec).padStart(6)} req/s  non2xx ${result.non2xx}  server CPU ${cpuUs.toFixed(1)} µs/request${postgres}\n`,

@@ -14,7 +14,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tombstoneView } from '../src/chat/views.js';
-import { cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
+import { databaseCpuFrom } from './lib/cpu.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { checkoutsFromEnv } from './lib/checkouts.js';
 
@@ -27,7 +27,8 @@ const checkouts = checkoutsFromEnv();
 interface Checkout {
   name: string;
   db: unknown;
-  backends: number[];
+  /** Its database on Postgres; undefined on the embedded database. */
+  url: string | undefined;
   insert(db: unknown, rows: unknown[]): Promise<unknown>;
   jsonOnce(value: unknown): string;
   close(): Promise<void>;
@@ -42,8 +43,7 @@ async function open(name: string, root: string): Promise<Checkout> {
   const { createLogger } = await import(`${root}/dist/logger.js`);
   const url = await freshDatabase(databaseUrl, `notify_${name}`);
   const opened = await openDatabase({ databaseUrl: url, pooler: 'none', poolSize: 1, dataDir: mkdtempSync(join(tmpdir(), 'engage-bench-')), storageReserve: 1024 * 1024, log: createLogger('warn') });
-  const backends = url === undefined ? [] : await databaseBackendPids(url);
-  return { name, db: opened.db, backends, insert: insertNotifications, jsonOnce, close: () => opened.close(), ours: [], database: [] };
+  return { name, db: opened.db, url, insert: insertNotifications, jsonOnce, close: () => opened.close(), ours: [], database: [] };
 }
 
 let seq = 0;
@@ -127,11 +127,11 @@ for (let round = 0; round < rounds; round++) {
     for (const rows of batches.slice(0, 5)) await checkout.insert(checkout.db, rows);
     gc?.();
     const ours = process.cpuUsage();
-    const database = pidsCpuSeconds(checkout.backends);
+    const database = await databaseCpuFrom(checkout.url);
     for (const rows of batches.slice(5)) await checkout.insert(checkout.db, rows);
     const used = process.cpuUsage(ours);
     checkout.ours.push((used.user + used.system) / 1000 / BATCHES_PER_ROUND);
-    checkout.database.push((cpuUsedBetween(database, pidsCpuSeconds(checkout.backends)) * 1000) / BATCHES_PER_ROUND);
+    checkout.database.push(((await database()) * 1000) / BATCHES_PER_ROUND);
   }
 }
 process.stdout.write(

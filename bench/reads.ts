@@ -15,7 +15,7 @@ import { readUpdatesCursor, updatesCursor } from '../src/chat/feed/cursor.js';
 import { spawnServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
 import { load, type LoadResult } from './lib/autocannon.js';
-import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
+import { cpuSeconds, databaseCpuFrom } from './lib/cpu.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 
 const seconds = Number(process.env['DURATION'] ?? 10);
@@ -85,12 +85,11 @@ try {
   out(`store: a room of ${history} events by 100 users, ${roomCount + 1} rooms`);
   const pid = server.process.pid as number;
   const measure = async (path: string): Promise<Measured> => {
-    const backends = databaseUrl === undefined ? [] : await databaseBackendPids(databaseUrl);
+    const databaseCpu = await databaseCpuFrom(databaseUrl);
     const before = cpuSeconds(pid);
-    const dbBefore = pidsCpuSeconds(backends);
     const result = await load({ url: app.url(path), headers, connections, durationSeconds: seconds });
     const requests = Math.max(1, result.requestsPerSec * seconds);
-    const dbCpu = databaseUrl === undefined ? undefined : (cpuUsedBetween(dbBefore, pidsCpuSeconds(backends)) * 1e6) / requests;
+    const dbCpu = databaseUrl === undefined ? undefined : ((await databaseCpu()) * 1e6) / requests;
     return { result, cpu: ((cpuSeconds(pid) - before) * 1e6) / requests, dbCpu };
   };
   const reads: [string, string][] = [

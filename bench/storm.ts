@@ -24,7 +24,7 @@
 import { existsSync } from 'node:fs';
 import { BUILT, spawnServer, type SpawnedServer } from '../test/helpers/spawn.js';
 import { benchApp, type BenchApp } from './lib/app.js';
-import { cpuSeconds, cpuUsedBetween, databaseBackendPids, pidsCpuSeconds } from './lib/cpu.js';
+import { cpuSeconds, databaseCpuFrom } from './lib/cpu.js';
 import { startCutProxy } from './lib/cut-proxy.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { HAPROXY } from '../test/helpers/haproxy.js';
@@ -115,8 +115,6 @@ try {
   );
 
   const usage = (): Usage => ({ at: performance.now(), server: cpuSeconds(serverPid), proxy: cpuSeconds(proxy.pid), bench: process.cpuUsage(), delivered: fans.reduce((s, f) => s + f.delivered, 0) });
-  const dbPids = url === undefined ? [] : await databaseBackendPids(url);
-  const dbUsage = () => pidsCpuSeconds(dbPids);
 
   // Warm-up (JIT, statements), then the live phase whose CPU per delivery is the yardstick.
   const posting = { base: server.url, appid: app.appid, token: app.token, roomId: room.id, speakers, rate: RATE };
@@ -125,13 +123,13 @@ try {
   await warm.stop();
   if (!(await allReach(fans, seqOfCursor(await head(app, room.id)), 60))) throw new Error('fans did not keep up during the warm-up');
   const liveFrom = usage();
-  const liveDb = dbUsage();
+  const liveDb = await databaseCpuFrom(url);
   const live = await PosterProcess.start(posting);
   await sleep(LIVE * 1000);
   await live.stop();
   if (!(await allReach(fans, seqOfCursor(await head(app, room.id)), 60))) throw new Error('fans did not keep up during the live phase');
   const liveTo = usage();
-  const liveDbCpu = cpuUsedBetween(liveDb, dbUsage());
+  const liveDbCpu = await liveDb();
 
   // The storm: posts go on from before the cut until every fan is back.
   const storm = await PosterProcess.start(posting);
@@ -142,13 +140,13 @@ try {
   await sleep(CUT * 1000);
   const headAtRestore = seqOfCursor(await head(app, room.id));
   for (const fan of fans) fan.watch(headAtRestore);
-  const recoveryDb = dbUsage();
+  const recoveryDb = await databaseCpuFrom(url);
   await proxy.restore();
   const restoreFrom = usage();
   const recovered = await allReach(fans, headAtRestore, RECOVERY_TIMEOUT);
   const restoreTo = usage();
   const catchUps = fans.map((f) => ({ transport: f.transport, ms: f.reachedAt === undefined ? undefined : f.reachedAt - restoreFrom.at }));
-  const recoveryDbCpu = cpuUsedBetween(recoveryDb, dbUsage());
+  const recoveryDbCpu = await recoveryDb();
   await sleep(1000);
   await storm.stop();
   // A post its client gave up on (timed out) may still commit later: the feed ends once its head stops moving.

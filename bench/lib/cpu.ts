@@ -41,7 +41,7 @@ export function postgresCpuSeconds(): number {
  * (pidsCpuSeconds) is the database's work for that server, apart from other databases' on the
  * same machine.
  */
-export async function databaseBackendPids(url: string): Promise<number[]> {
+async function databaseBackendPids(url: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -69,7 +69,7 @@ export async function databaseCpuFrom(url: string | undefined): Promise<() => Pr
 }
 
 /** CPU seconds so far of each of these processes still running. */
-export function pidsCpuSeconds(pids: number[]): Map<number, number> {
+function pidsCpuSeconds(pids: number[]): Map<number, number> {
   const seconds = new Map<number, number>();
   for (const pid of pids) {
     try {
@@ -79,13 +79,6 @@ export function pidsCpuSeconds(pids: number[]): Map<number, number> {
     }
   }
   return seconds;
-}
-
-/** CPU seconds used between two samples by the processes in both (one that ended meanwhile drops out). */
-export function cpuUsedBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? seconds);
-  return total;
 }
 
 /**
