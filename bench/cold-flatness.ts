@@ -29,7 +29,7 @@ import { cpuSeconds, databaseCpuFrom, settled } from './lib/cpu.js';
 import type { StoreSize } from './lib/grow-store.js';
 import { KeptStores } from './lib/kept-stores.js';
 import { turnOrder } from './lib/checkouts.js';
-import { dropDatabase, freshDatabase, onDatabase } from '../test/helpers/fresh-database.js';
+import { databaseNextTo, dropDatabase, onDatabase } from '../test/helpers/fresh-database.js';
 
 const SMALL: StoreSize = { history: 1_000, rooms: 50, users: 250 };
 const LARGE: StoreSize = { history: Number(process.env['HISTORY'] ?? 1_000_000), rooms: Number(process.env['ROOMS'] ?? 20_000), users: Number(process.env['USERS'] ?? 100_000) };
@@ -63,7 +63,8 @@ interface End {
 
 async function startEnd(name: string, size: StoreSize): Promise<End> {
   const dataDir = mkdtempSync(join(tmpdir(), `cold-flatness-${name}-`));
-  const url = await freshDatabase(databaseUrl, `cold_flatness_${name}`);
+  // Made by the restore, as a copy of the kept store.
+  const url = databaseNextTo(databaseUrl, `cold_flatness_${name}`);
   const meta = await kept.restore(size, dataDir, url);
   if (meta === undefined) {
     rmSync(dataDir, { recursive: true, force: true });

@@ -37,19 +37,13 @@ export function postgresCpuSeconds(): number {
 }
 
 /**
- * The Postgres backends connected to the database of `url` (the server's pool): their CPU
- * (pidsCpuSeconds) is the database's work for that server, apart from other databases' on the
- * same machine.
+ * The Postgres backends connected to the database `client` is on, but its own (the server's pool):
+ * their CPU (pidsCpuSeconds) is the database's work for that server, apart from other databases'
+ * on the same machine.
  */
-async function databaseBackendPids(url: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    return rows.map((r) => r.pid);
-  } finally {
-    await client.end();
-  }
+async function databaseBackendPids(client: pg.Client): Promise<number[]> {
+  const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+  return rows.map((r) => r.pid);
 }
 
 /**
@@ -60,11 +54,18 @@ async function databaseBackendPids(url: string): Promise<number[]> {
  */
 export async function databaseCpuFrom(url: string | undefined): Promise<() => Promise<number>> {
   if (url === undefined) return async () => 0;
-  const before = pidsCpuSeconds(await databaseBackendPids(url));
+  // One connection lists the backends at both ends, so that neither list holds the other's lister.
+  const lister = new pg.Client({ connectionString: url });
+  await lister.connect();
+  const before = pidsCpuSeconds(await databaseBackendPids(lister));
   return async () => {
-    let used = 0;
-    for (const [pid, seconds] of pidsCpuSeconds(await databaseBackendPids(url))) used += seconds - (before.get(pid) ?? 0);
-    return used;
+    try {
+      let used = 0;
+      for (const [pid, seconds] of pidsCpuSeconds(await databaseBackendPids(lister))) used += seconds - (before.get(pid) ?? 0);
+      return used;
+    } finally {
+      await lister.end();
+    }
   };
 }
 

@@ -18,12 +18,19 @@ export async function administer(databaseUrl: string, statement: string): Promis
  * the other test files' servers share. Its URL, or undefined on the embedded default (no `databaseUrl`).
  */
 export async function freshDatabase(databaseUrl: string | undefined, suffix: string): Promise<string | undefined> {
-  if (databaseUrl === undefined) return undefined;
-  const url = new URL(databaseUrl);
-  const name = `${url.pathname.slice(1)}_${suffix}`.replace(/[^a-z0-9_]/gi, '_');
+  const url = databaseNextTo(databaseUrl, suffix);
+  if (databaseUrl === undefined || url === undefined) return undefined;
+  const name = new URL(url).pathname.slice(1);
   await administer(databaseUrl, `drop database if exists ${name} with (force)`);
   await administer(databaseUrl, `create database ${name}`);
-  url.pathname = `/${name}`;
+  return url;
+}
+
+/** The URL of the database `{name}_{suffix}` next to the one `databaseUrl` names, without making it; undefined on the embedded default. */
+export function databaseNextTo(databaseUrl: string | undefined, suffix: string): string | undefined {
+  if (databaseUrl === undefined) return undefined;
+  const url = new URL(databaseUrl);
+  url.pathname = `/${`${url.pathname.slice(1)}_${suffix}`.replace(/[^a-z0-9_]/gi, '_')}`;
   return url.toString();
 }
 
