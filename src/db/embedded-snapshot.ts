@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { nextTurn } from '../next-turn.js';
 
 /** The replication slot that keeps the WAL a copy needs (temporary: the session's end drops it, a crash included). */
 const SLOT = 'engage_backup';
@@ -77,7 +78,7 @@ class Holds {
   longest = 0;
 
   async run<T>(statement: () => Promise<T>): Promise<T> {
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const started = performance.now();
     try {
       return await statement();

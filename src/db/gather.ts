@@ -1,5 +1,6 @@
+import { nextTurn } from '../next-turn.js';
+
 const GATHER_TURNS = 3;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Before a batched write takes its batch: the clients answered by the last write send their next

@@ -1,8 +1,8 @@
 import type { Logger } from '../logger.js';
+import { nextTurn } from '../next-turn.js';
 import { failsEveryWrite, isDatabaseUnavailable, isOutOfSpace, UNAVAILABLE_RETRY_MS } from './errors.js';
 import type { CommitMetrics } from '../metrics/registry.js';
 
-const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** While the database is unreachable, a flush is tried again (UNAVAILABLE_RETRY_MS) for at most this long: a failover takes seconds; a database gone for longer loses the items (logged). */
 const UNAVAILABLE_HOLD_MS = 60_000;
@@ -50,7 +50,7 @@ export class TickBatcher<T> {
 
   private schedule(): void {
     const wait = this.lastStart + this.spacingMs - performance.now();
-    this.flushing = (wait > 0 ? after(wait) : nextTick()).then(() => this.run());
+    this.flushing = (wait > 0 ? after(wait) : nextTurn()).then(() => this.run());
   }
 
   /** One bad item must not cost its neighbours: each is flushed alone, and only those that fail alone are dropped. */
