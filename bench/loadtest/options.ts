@@ -57,9 +57,26 @@ function limits(specs: string[]): RateLimitConfig {
   return rateLimitConfig(parsed.output);
 }
 
+/** Options whose values are secrets: random text that may begin with a dash, which parseArgs would take for an option ("argument is ambiguous"). */
+const SECRETS = new Set(['--token', '--manage-token']);
+
+/** `--token -x…` as `--token=-x…`: a secret is the value of the option before it, whatever it begins with. */
+function secretsJoined(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = argv[i + 1];
+    if (SECRETS.has(arg) && value !== undefined) {
+      joined.push(`${arg}=${value}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
-    args: argv,
+    args: secretsJoined(argv),
     options: {
       url: { type: 'string', multiple: true },
       'ws-url': { type: 'string', multiple: true },
