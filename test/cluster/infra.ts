@@ -17,8 +17,8 @@ export class RedisProcess {
     private readonly extraArgs: string[],
   ) {}
 
-  static async start(extraArgs: string[] = []): Promise<RedisProcess> {
-    const redis = new RedisProcess(await freePort(), extraArgs);
+  static async start(extraArgs: string[] = [], port?: number): Promise<RedisProcess> {
+    const redis = new RedisProcess(port ?? (await freePort()), extraArgs);
     await redis.start();
     return redis;
   }
@@ -58,6 +58,17 @@ export class RedisProcess {
   }
 }
 
+/** A cluster node also listens on its port + 10,000 (the cluster bus), so its port must be 55,535 or less. */
+const CLUSTER_BUS_OFFSET = 10_000;
+
+/** A free port whose bus port is a port too, and free: the kernel's free ports run up to 60,999, a fifth of them too high. */
+async function clusterNodePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + CLUSTER_BUS_OFFSET <= 65_535 && !(await accepts(port + CLUSTER_BUS_OFFSET))) return port;
+  }
+}
+
 /** A Redis Cluster of the test's own: `size` masters on loopback, no replicas, every slot assigned. */
 export class RedisCluster {
   private constructor(
@@ -68,7 +79,7 @@ export class RedisCluster {
   static async start(size = 3): Promise<RedisCluster> {
     const dir = mkdtempSync(join(tmpdir(), 'engage-redis-cluster-'));
     const nodes: RedisProcess[] = [];
-    for (let i = 0; i < size; i++) nodes.push(await RedisProcess.start(['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${i}.conf`), '--dir', dir]));
+    for (let i = 0; i < size; i++) nodes.push(await RedisProcess.start(['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${i}.conf`), '--dir', dir], await clusterNodePort()));
     const cluster = new RedisCluster(nodes, dir);
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
