@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aFewAtATime } from '../helpers/a-few-at-a-time.js';
 import { Client, newApp, uid, type TestApp } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { drain, join, makeRoom, say } from './helpers.js';
@@ -64,16 +65,8 @@ describe('a sweep writes every active session, however many (SESSION_IDLE_SECOND
     const { t } = own;
     const room = await makeRoom(t.api, { enableenterandexit: false, enableautoexpiresessions: false });
     const talkers = Array.from({ length: 2500 }, () => uid('t'));
-    const inTurns = async (work: (userid: string) => Promise<unknown>) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (next < talkers.length) await work(talkers[next++] as string);
-        }),
-      );
-    };
     const silent = (await join(t.api, room.id)).user.userid as string;
-    await inTurns((userid) => join(t.api, room.id, userid));
+    await aFewAtATime(talkers, 32, (userid) => join(t.api, room.id, userid));
     const lastSeen = async () => {
       const seen = new Map<string, string>();
       for (let cursor = ''; ; ) {
@@ -86,7 +79,7 @@ describe('a sweep writes every active session, however many (SESSION_IDLE_SECOND
     const joined = await lastSeen();
     expect(joined.size).toBe(talkers.length + 1);
     // A sweep every 10 s: the talk (2.5 s on a quiet machine) falls into one or two, so one writes more than 1,000.
-    await inTurns((userid) => say(t.api, room.id, userid, 'here'));
+    await aFewAtATime(talkers, 32, (userid) => say(t.api, room.id, userid, 'here'));
     const deadline = Date.now() + 25_000;
     let unmoved = talkers;
     while (unmoved.length > 0 && Date.now() < deadline) {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 /** Thousands of requests: on a shared machine they take a while. */
 const FUZZ_MS = 300_000;
+import { aFewAtATime } from '../helpers/a-few-at-a-time.js';
 import { baseUrl, newApp, type TestApp } from '../helpers/api.js';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
 import { connect } from '../realtime/ws-client.js';
@@ -83,15 +84,10 @@ async function send(method: string, url: string, headers: Record<string, string>
 /** Runs `jobs` a few at a time; returns each job's problem, if any. */
 async function pool(jobs: (() => Promise<string | undefined>)[], concurrency = 12): Promise<string[]> {
   const problems: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < jobs.length) {
-        const problem = await (jobs[next++] as () => Promise<string | undefined>)();
-        if (problem !== undefined) problems.push(problem);
-      }
-    }),
-  );
+  await aFewAtATime(jobs, concurrency, async (job) => {
+    const problem = await job();
+    if (problem !== undefined) problems.push(problem);
+  });
   return problems;
 }
 

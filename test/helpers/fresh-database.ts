@@ -18,8 +18,8 @@ export async function administer(databaseUrl: string, statement: string): Promis
  * the other test files' servers share. Its URL, or undefined on the embedded default (no `databaseUrl`).
  */
 export async function freshDatabase(databaseUrl: string | undefined, suffix: string): Promise<string | undefined> {
+  if (databaseUrl === undefined) return undefined;
   const url = databaseNextTo(databaseUrl, suffix);
-  if (databaseUrl === undefined || url === undefined) return undefined;
   const name = new URL(url).pathname.slice(1);
   await administer(databaseUrl, `drop database if exists ${name} with (force)`);
   await administer(databaseUrl, `create database ${name}`);
@@ -27,6 +27,8 @@ export async function freshDatabase(databaseUrl: string | undefined, suffix: str
 }
 
 /** The URL of the database `{name}_{suffix}` next to the one `databaseUrl` names, without making it; undefined on the embedded default. */
+export function databaseNextTo(databaseUrl: string, suffix: string): string;
+export function databaseNextTo(databaseUrl: string | undefined, suffix: string): string | undefined;
 export function databaseNextTo(databaseUrl: string | undefined, suffix: string): string | undefined {
   if (databaseUrl === undefined) return undefined;
   const url = new URL(databaseUrl);
