@@ -2,11 +2,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_OPTIONS } from '../../src/db/embedded.js';
-import { FREEZE_AGE } from '../../src/db/embedded-vacuum.js';
+import { DEFERRABLE_PAGES, FREEZE_AGE, LULL_UTILIZATION } from '../../src/db/embedded-vacuum.js';
 import { newApp, uid } from '../helpers/api.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.js';
 import { join, makeRoom, say } from '../chat/helpers.js';
 import { freshDataDir } from '../helpers/data-template.js';
+import { eventually } from '../webhooks/receiver.js';
 
 /**
  * PGlite runs no autovacuum: the server itself keeps the planner's statistics, vacuums dead row
@@ -131,4 +132,56 @@ describe('the embedded database upkeep', () => {
       expect((await table(db, 'pg_description'))?.age).toBeLessThan(10_000);
     });
   }, 60_000);
+
+  it('waits for a lull to analyse a large table again while a crowd keeps the serving thread busy', async () => {
+    const lullDir = freshDataDir();
+    const busyServer = await spawnServer({ DATA_DIR: lullDir, ...EMBEDDED, LOG_LEVEL: 'debug' });
+    /** The server's upkeep of chat_events as it logged it: analyses put off, and work done. */
+    const upkeep = () =>
+      busyServer
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"table":"chat_events"'))
+        .map((line) => JSON.parse(line) as { msg: string; time: number; pages: number; busy?: number });
+    try {
+      const { api } = await newApp({}, busyServer.url);
+      const room = await makeRoom(api, { enableenterandexit: false });
+      await join(api, room.id, 'talker');
+      // Long bodies fill the table's pages quickly: it passes DEFERRABLE_PAGES, is analysed, and doubles again.
+      const padding = 'x'.repeat(600);
+      let posting = true;
+      const crowd = Promise.all(
+        Array.from({ length: 24 }, async (_, worker) => {
+          for (let i = 0; posting; i++) await say(api, room.id, 'talker', `message ${worker}.${i} ${padding}`);
+        }),
+      );
+      let waited: { time: number; pages: number; busy?: number } | undefined;
+      try {
+        waited = await eventually(
+          async () => upkeep().find((entry) => entry.msg === 'embedded table analysis waits for a lull'),
+          (entry) => entry !== undefined,
+          120_000,
+        );
+        // Two more looks (one each 5 s) under the crowd.
+        await new Promise((r) => setTimeout(r, 11_000));
+      } finally {
+        posting = false;
+        await crowd;
+      }
+      const quietFrom = Date.now();
+      expect(waited?.pages).toBeGreaterThanOrEqual(DEFERRABLE_PAGES);
+      expect(waited?.busy).toBeGreaterThanOrEqual(LULL_UTILIZATION);
+      // Nothing analysed the table while the crowd went on.
+      expect(upkeep().filter((entry) => entry.msg === 'embedded table vacuumed' && entry.time > (waited?.time ?? 0))).toEqual([]);
+      const analysed = await eventually(
+        async () => upkeep().find((entry) => entry.msg === 'embedded table vacuumed' && entry.time > quietFrom),
+        (entry) => entry !== undefined,
+        30_000,
+      );
+      expect(analysed?.pages).toBe(waited?.pages);
+    } finally {
+      await busyServer.stop();
+      rmSync(lullDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
