@@ -92,8 +92,9 @@ export function keepVacuumed(db: Db, log: Logger, mayWrite: () => boolean = () =
   let waiting = new Map<string, number>();
   const check = async () => {
     if (!mayWrite()) return;
-    const busy = performance.eventLoopUtilization(load).utilization;
-    load = performance.eventLoopUtilization();
+    const current = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(current, load).utilization;
+    load = current;
     const tables = await preparedRows<TableToTend>(db, 'embedded_tables_to_tend', TABLES_TO_TEND);
     const now = performance.now();
     const stillWaiting = new Map<string, number>();

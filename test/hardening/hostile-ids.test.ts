@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-
-/** Thousands of requests: on a shared machine they take a while. */
-const FUZZ_MS = 300_000;
 import { aFewAtATime } from '../helpers/a-few-at-a-time.js';
 import { baseUrl, newApp, type TestApp } from '../helpers/api.js';
 import { MANAGE_TOKEN } from '../helpers/spawn.js';
 import { connect } from '../realtime/ws-client.js';
+
+/** Thousands of requests: on a shared machine they take a while. */
+const FUZZ_MS = 300_000;
 
 /**
  * One corpus of hostile ids (NUL, control characters, overlong and otherwise invalid UTF-8, lone
